@@ -1,0 +1,115 @@
+import 'reflect-metadata';
+import { Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import type { HttpLogger } from 'pino-http';
+import { AppConfig } from '../config/app-config';
+import { ConfigError, describeConfig, loadConfig } from '../config/load-config';
+import { expressErrorHandler } from '../errors/error-envelope.filter';
+import { assignRequestId, enterRequestContext } from '../logging/request-context';
+import { HttpMetrics } from '../metrics/http-metrics';
+import { AppDefinition } from './app-definition';
+import { HTTP_LOGGER, PlatformModule } from './platform.module';
+
+/** Exit status for a bad setting (sysexits EX_CONFIG): supervisors can tell it from a crash. */
+export const EXIT_CONFIG = 78;
+
+export interface CreateAppOptions {
+  /** Where log lines go; tests pass a stream to read them. */
+  logDestination?: NodeJS.WritableStream;
+}
+
+/** Builds the app with every platform layer in place, without listening. Tests call this directly. */
+export async function createApp<C extends AppConfig>(
+  definition: AppDefinition<C>,
+  config: C,
+  options: CreateAppOptions = {},
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    PlatformModule.forRoot({
+      appName: definition.name,
+      config,
+      imports: definition.modules(config),
+      readiness: definition.readiness(config),
+      logDestination: options.logDestination,
+    }),
+    { bufferLogs: true, bodyParser: false, abortOnError: false },
+  );
+  app.useLogger(app.get(Logger));
+  app.flushLogs();
+  app.disable('x-powered-by');
+  // Order matters: id first (every answer carries it), then the access log and metrics (they see every request,
+  // including proxied ones and parser failures), then the proxy (bodies stream through untouched), then parsing.
+  app.use(assignRequestId);
+  app.use(app.get<HttpLogger>(HTTP_LOGGER));
+  app.use(app.get(HttpMetrics).middleware);
+  app.use(helmet());
+  definition.beforeBodyParsers?.(app);
+  app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  app.use(expressErrorHandler);
+  app.use(enterRequestContext);
+  return app;
+}
+
+/**
+ * Starts an app: settings first (a bad one stops the process with one line and status 78), then the Nest app,
+ * then the port. SIGTERM and SIGINT drain in-flight requests and close connections; if that takes longer than
+ * `SHUTDOWN_TIMEOUT_MS` the process exits anyway. Under the dev launcher the app also stops when the launcher dies.
+ */
+export async function bootstrap<C extends AppConfig>(definition: AppDefinition<C>): Promise<NestExpressApplication> {
+  let config: C;
+  try {
+    config = loadConfig(definition.config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${definition.name}: ${error.message}\n`);
+    process.exit(EXIT_CONFIG);
+  }
+
+  const logger = new NestLogger('Bootstrap');
+  let app: NestExpressApplication;
+  try {
+    app = await createApp(definition, config);
+  } catch (error) {
+    process.stderr.write(`${definition.name}: failed to start: ${error instanceof Error ? error.message : error}\n`);
+    process.exit(1);
+  }
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => void stop(app, config, logger, signal));
+  }
+  if (process.send && process.env['RP_DEV_LAUNCHER'] === '1') {
+    process.once('disconnect', () => void stop(app, config, logger, 'launcher gone'));
+  }
+
+  try {
+    await app.listen(config.PORT, config.HOST);
+  } catch (error) {
+    process.stderr.write(`${definition.name}: cannot listen on ${config.HOST}:${config.PORT}: ${String(error)}\n`);
+    process.exit(1);
+  }
+  logger.log({ config: describeConfig(config) }, `${definition.name} listening on ${config.HOST}:${config.PORT}`);
+  return app;
+}
+
+let stopping = false;
+
+async function stop(app: NestExpressApplication, config: AppConfig, logger: NestLogger, reason: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.log(`stopping (${reason})`);
+  const deadline = setTimeout(() => {
+    logger.error(`still busy after ${config.SHUTDOWN_TIMEOUT_MS} ms, exiting`);
+    process.exit(1);
+  }, config.SHUTDOWN_TIMEOUT_MS);
+  deadline.unref();
+  try {
+    await app.close();
+    process.exit(0);
+  } catch (error) {
+    logger.error({ err: error }, 'error while stopping');
+    process.exit(1);
+  }
+}

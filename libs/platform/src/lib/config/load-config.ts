@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import { ValidationError, getMetadataStorage, validateSync } from 'class-validator';
+import { secretSettingsOf } from './setting-decorators';
+
+/** A setting is missing or malformed. The message is one line that names the variable and the problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type ConfigClass<T> = new () => T;
+
+/** The settings a config class declares: every property that carries at least one validation decorator. */
+export function settingNamesOf(configClass: ConfigClass<object>): string[] {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(configClass, '', true, false);
+  return [...new Set(metadata.map((m) => m.propertyName))];
+}
+
+/**
+ * Builds a config object from the environment: defaults come from the class's initialisers, values are converted
+ * by the declared type (number, boolean, string list), then every rule is checked. Throws `ConfigError`.
+ */
+export function loadConfig<T extends object>(configClass: ConfigClass<T>, env: NodeJS.ProcessEnv = process.env): T {
+  const config = new configClass();
+  const target = config as Record<string, unknown>;
+  const raw: Record<string, string> = {};
+  for (const name of settingNamesOf(configClass)) {
+    const value = env[name]?.trim();
+    if (value === undefined || value === '') continue;
+    raw[name] = value;
+    target[name] = convert(value, declaredType(configClass, name, target[name]));
+  }
+  const errors = validateSync(config, { stopAtFirstError: true, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const secrets = secretSettingsOf(config);
+    const problems = errors.map((error) => describeProblem(error, raw[error.property], secrets.has(error.property)));
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return config;
+}
+
+/** The config as it may be printed: secrets replaced, passwords inside URLs masked. */
+export function describeConfig(config: object): Record<string, unknown> {
+  const secrets = secretSettingsOf(config);
+  const described: Record<string, unknown> = {};
+  for (const name of settingNamesOf(config.constructor as ConfigClass<object>)) {
+    const value = (config as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    described[name] = secrets.has(name) ? '[SECRET]' : maskUrlPassword(value);
+  }
+  return described;
+}
+
+/** Every secret value currently set, so the log scrubber can remove it wherever it appears. */
+export function secretValuesOf(config: object): string[] {
+  return [...secretSettingsOf(config)]
+    .map((name) => (config as Record<string, unknown>)[name])
+    .filter((value): value is string => typeof value === 'string' && value.length > 0);
+}
+
+/** The type a setting converts to: its annotation, or the type of its default (`PORT = 3000` has no annotation). */
+function declaredType(configClass: ConfigClass<object>, name: string, defaultValue: unknown): unknown {
+  const annotated: unknown = Reflect.getMetadata('design:type', configClass.prototype, name);
+  if (annotated === Number || annotated === Boolean || annotated === Array) return annotated;
+  if (typeof defaultValue === 'number') return Number;
+  if (typeof defaultValue === 'boolean') return Boolean;
+  if (Array.isArray(defaultValue)) return Array;
+  return annotated;
+}
+
+function convert(value: string, type: unknown): unknown {
+  if (type === Number) return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  if (type === Boolean) {
+    const lowered = value.toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(lowered)) return true;
+    if (['false', '0', 'no', 'off'].includes(lowered)) return false;
+    return value;
+  }
+  if (type === Array) {
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+  }
+  return value;
+}
+
+function describeProblem(error: ValidationError, rawValue: string | undefined, secret: boolean): string {
+  const rule = Object.values(error.constraints ?? {})[0] ?? `${error.property} is invalid`;
+  if (rawValue === undefined) return rule;
+  const shown = secret ? 'value hidden' : `got ${JSON.stringify(maskUrlPassword(rawValue))}`;
+  return `${rule} (${shown})`;
+}
+
+function maskUrlPassword(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return value;
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)[^/@\s]*@/i, '$1***@');
+}
