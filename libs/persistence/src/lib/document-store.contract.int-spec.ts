@@ -1,0 +1,317 @@
+/**
+ * The persistence contract: the same cases on every driver that can be reached. PGlite always; PostgreSQL when
+ * TEST_POSTGRES_URL is set (in a throw-away schema); MongoDB when TEST_MONGO_URL is set (in a throw-away database).
+ */
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { StoredDocument } from './collection';
+import { DatabaseTarget } from './database-url';
+import { DocumentStore } from './document-store';
+import { DuplicateKeyError, InvalidQueryError } from './errors';
+import { openDocumentStore } from './open-document-store';
+
+interface DriverUnderTest {
+  name: string;
+  target: DatabaseTarget;
+  cleanup?: () => Promise<void>;
+}
+
+const suffix = randomBytes(4).toString('hex');
+const drivers: DriverUnderTest[] = [{ name: 'pglite', target: { driver: 'pglite', dataDir: undefined } }];
+
+const postgresUrl = process.env['TEST_POSTGRES_URL'];
+if (postgresUrl) {
+  const schema = `contract_${suffix}`;
+  const url = new URL(postgresUrl);
+  url.searchParams.set('schema', schema);
+  drivers.push({
+    name: 'postgres',
+    target: { driver: 'postgres', url: url.toString() },
+    cleanup: async () => {
+      const client = new Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  });
+}
+
+const mongoUrl = process.env['TEST_MONGO_URL'];
+if (mongoUrl) {
+  const url = new URL(mongoUrl);
+  url.pathname = `/contract_${suffix}`;
+  drivers.push({ name: 'mongodb', target: { driver: 'mongodb', url: url.toString() } });
+}
+
+process.stdout.write(
+  `persistence contract drivers: ${drivers.map((d) => d.name).join(', ')}` +
+    `${postgresUrl ? '' : ' (PostgreSQL skipped: TEST_POSTGRES_URL unset)'}` +
+    `${mongoUrl ? '' : ' (MongoDB skipped: TEST_MONGO_URL unset)'}\n`,
+);
+
+interface Position extends StoredDocument {
+  wallet: string;
+  pool?: string;
+  healthFactor?: number;
+  amount?: string;
+  note?: string | null;
+  risk?: { level: string; score: number };
+  seenAt?: Date;
+  expiresAt?: Date;
+  attempts?: number;
+  tags?: string[];
+}
+
+const WALLET_A = 'GAAAA';
+const WALLET_B = 'GBBBB';
+const I128_MAX = '170141183460469231731687303715884105727';
+
+describe.each(drivers)('persistence contract on $name', ({ name, target, cleanup }) => {
+  let store: DocumentStore;
+  let clock = new Date('2026-11-22T10:00:00.000Z');
+  let sequence = 0;
+  const collectionName = () => `c${sequence++}_${suffix}`;
+
+  beforeAll(async () => {
+    store = await openDocumentStore(target, { now: () => clock });
+  }, 60_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await cleanup?.();
+  });
+
+  beforeEach(() => {
+    clock = new Date('2026-11-22T10:00:00.000Z');
+  });
+
+  it(`reports its driver (${name})`, () => {
+    expect(store.driver).toBe(target.driver);
+  });
+
+  it('inserts, reads back by id and keeps dates, nested objects and arrays', async () => {
+    const positions = await store.collection<Position>({ name: collectionName() });
+    const seenAt = new Date('2026-11-20T08:30:00.123Z');
+    const inserted = await positions.insert({
+      wallet: WALLET_A,
+      risk: { level: 'high', score: 7 },
+      seenAt,
+      tags: ['a', 'b'],
+    });
+    expect(inserted.id).toMatch(/^[0-9a-f-]{36}$/);
+    const found = await positions.findOne({ id: inserted.id });
+    expect(found).toEqual({
+      id: inserted.id,
+      wallet: WALLET_A,
+      risk: { level: 'high', score: 7 },
+      seenAt,
+      tags: ['a', 'b'],
+    });
+    expect(found?.seenAt).toBeInstanceOf(Date);
+    expect(await positions.findOne({ id: 'no-such-id' })).toBeNull();
+  });
+
+  it('updates with set, inc and unset, counts and deletes', async () => {
+    const positions = await store.collection<Position>({ name: collectionName() });
+    const a = await positions.insert({ id: 'a', wallet: WALLET_A, attempts: 1, note: 'x' });
+    await positions.insert({ id: 'b', wallet: WALLET_B });
+    await positions.insert({ id: 'c', wallet: WALLET_B });
+
+    const updated = await positions.updateOne(
+      { id: a.id },
+      { set: { pool: 'CPOOL' }, inc: { attempts: 2 }, unset: ['note'] },
+    );
+    expect(updated).toEqual({
+      matched: true,
+      upserted: false,
+      document: { id: 'a', wallet: WALLET_A, attempts: 3, pool: 'CPOOL' },
+    });
+    expect(await positions.findOne({ id: 'a' })).toEqual({ id: 'a', wallet: WALLET_A, attempts: 3, pool: 'CPOOL' });
+    expect(await positions.updateOne({ wallet: 'GNONE' }, { set: { pool: 'x' } })).toEqual({
+      matched: false,
+      upserted: false,
+      document: null,
+    });
+
+    expect(await positions.count({})).toBe(3);
+    expect(await positions.count({ wallet: WALLET_B })).toBe(2);
+    expect(await positions.delete({ wallet: WALLET_B })).toBe(2);
+    expect(await positions.count({})).toBe(1);
+    expect(await positions.delete({ wallet: WALLET_B })).toBe(0);
+  });
+
+  it('filters on nested fields, on null (missing or null) and on several fields at once', async () => {
+    const positions = await store.collection<Position>({ name: collectionName() });
+    await positions.insert({ id: '1', wallet: WALLET_A, risk: { level: 'high', score: 7 }, note: null });
+    await positions.insert({ id: '2', wallet: WALLET_A, risk: { level: 'low', score: 1 } });
+    await positions.insert({ id: '3', wallet: WALLET_B, risk: { level: 'high', score: 9 }, note: 'kept' });
+
+    const ids = async (filter: Parameters<typeof positions.find>[0]) =>
+      (await positions.find(filter)).map((p) => p.id).sort();
+    expect(await ids({ 'risk.level': 'high' })).toEqual(['1', '3']);
+    expect(await ids({ 'risk.level': 'high', wallet: WALLET_A })).toEqual(['1']);
+    expect(await ids({ 'risk.score': 9 })).toEqual(['3']);
+    expect(await ids({ note: null })).toEqual(['1', '2']);
+    expect(await ids({ 'risk.missing': null })).toEqual(['1', '2', '3']);
+    expect(await ids({ 'risk.level': 'medium' })).toEqual([]);
+  });
+
+  it('filters numbers and dates by range, ignoring values of another type', async () => {
+    const positions = await store.collection<Position>({ name: collectionName() });
+    await positions.insert({
+      id: 'low',
+      wallet: WALLET_A,
+      healthFactor: 1.05,
+      seenAt: new Date('2026-11-01T00:00:00Z'),
+    });
+    await positions.insert({
+      id: 'mid',
+      wallet: WALLET_A,
+      healthFactor: 1.3,
+      seenAt: new Date('2026-11-10T00:00:00Z'),
+    });
+    await positions.insert({ id: 'high', wallet: WALLET_A, healthFactor: 2, seenAt: new Date('2026-11-20T00:00:00Z') });
+    await positions.insert({ id: 'text', wallet: WALLET_A, amount: '1.2' });
+
+    const ids = async (filter: Parameters<typeof positions.find>[0]) =>
+      (await positions.find(filter)).map((p) => p.id).sort();
+    expect(await ids({ healthFactor: { $lt: 1.1 } })).toEqual(['low']);
+    expect(await ids({ healthFactor: { $gte: 1.3, $lte: 2 } })).toEqual(['high', 'mid']);
+    expect(await ids({ healthFactor: { $gt: 1.3 } })).toEqual(['high']);
+    expect(await ids({ amount: { $gt: 0 } })).toEqual([]);
+    expect(await ids({ seenAt: { $gte: new Date('2026-11-10T00:00:00Z') } })).toEqual(['high', 'mid']);
+    expect(await ids({ seenAt: { $lt: new Date('2026-11-10T00:00:00Z') } })).toEqual(['low']);
+    expect(await ids({ seenAt: new Date('2026-11-20T00:00:00Z') })).toEqual(['high']);
+  });
+
+  it('sorts on one field (missing first when ascending), breaks ties by id, and limits', async () => {
+    const positions = await store.collection<Position>({ name: collectionName() });
+    await positions.insert({ id: 'p1', wallet: 'b', healthFactor: 10 });
+    await positions.insert({ id: 'p2', wallet: 'B', healthFactor: 9 });
+    await positions.insert({ id: 'p3', wallet: 'a', healthFactor: 1.5 });
+    await positions.insert({ id: 'p4', wallet: 'a' });
+
+    const order = async (options: Parameters<typeof positions.find>[1]) =>
+      (await positions.find({}, options)).map((p) => p.id);
+    expect(await order({ sort: { field: 'healthFactor', direction: 'asc' } })).toEqual(['p4', 'p3', 'p2', 'p1']);
+    expect(await order({ sort: { field: 'healthFactor', direction: 'desc' } })).toEqual(['p1', 'p2', 'p3', 'p4']);
+    expect(await order({ sort: { field: 'wallet', direction: 'asc' } })).toEqual(['p2', 'p3', 'p4', 'p1']);
+    expect(await order({ sort: { field: 'healthFactor', direction: 'desc' }, limit: 2 })).toEqual(['p1', 'p2']);
+    expect(await order({ sort: { field: 'id', direction: 'desc' }, limit: 1 })).toEqual(['p4']);
+    expect((await positions.findOne({ wallet: 'a' }, { sort: { field: 'healthFactor', direction: 'desc' } }))?.id).toBe(
+      'p3',
+    );
+  });
+
+  it('refuses a second document with the same unique key, with one typed error naming the index', async () => {
+    const keys = await store.collection<Position>({
+      name: collectionName(),
+      unique: [{ name: 'wallet_pool', fields: ['wallet', 'pool'] }],
+    });
+    await keys.insert({ id: 'k1', wallet: WALLET_A, pool: 'P1' });
+    await keys.insert({ id: 'k2', wallet: WALLET_A, pool: 'P2' });
+    await keys.insert({ id: 'k3', wallet: WALLET_A });
+    await keys.insert({ id: 'k4', wallet: WALLET_A });
+
+    const duplicate = await keys.insert({ wallet: WALLET_A, pool: 'P1' }).catch((error: unknown) => error);
+    expect(duplicate).toBeInstanceOf(DuplicateKeyError);
+    expect(duplicate).toMatchObject({ collection: keys.name, index: 'wallet_pool' });
+
+    await expect(keys.insert({ id: 'k1', wallet: WALLET_B })).rejects.toMatchObject({
+      name: 'DuplicateKeyError',
+      index: 'id',
+    });
+    await expect(keys.updateOne({ id: 'k2' }, { set: { pool: 'P1' } })).rejects.toBeInstanceOf(DuplicateKeyError);
+    expect(await keys.findOne({ id: 'k2' })).toMatchObject({ pool: 'P2' });
+    expect(await keys.count({})).toBe(4);
+  });
+
+  it('leaves exactly one document when many callers upsert the same key at once', async () => {
+    const counters = await store.collection<Position>({
+      name: collectionName(),
+      unique: [{ name: 'wallet', fields: ['wallet'] }],
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        counters.updateOne(
+          { wallet: WALLET_A },
+          { inc: { attempts: 1 }, setOnInsert: { note: 'first' } },
+          { upsert: true },
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.upserted)).toHaveLength(1);
+    expect(await counters.count({ wallet: WALLET_A })).toBe(1);
+    expect(await counters.findOne({ wallet: WALLET_A })).toMatchObject({
+      wallet: WALLET_A,
+      attempts: 20,
+      note: 'first',
+    });
+  });
+
+  it('seeds an upserted document from the filter and applies setOnInsert only when inserting', async () => {
+    const positions = await store.collection<Position>({ name: collectionName() });
+    const inserted = await positions.updateOne(
+      { wallet: WALLET_A, 'risk.level': 'high' },
+      { set: { pool: 'P' }, setOnInsert: { note: 'created' } },
+      { upsert: true },
+    );
+    expect(inserted).toMatchObject({ matched: false, upserted: true });
+    expect(inserted.document).toMatchObject({ wallet: WALLET_A, risk: { level: 'high' }, pool: 'P', note: 'created' });
+    const again = await positions.updateOne(
+      { wallet: WALLET_A, 'risk.level': 'high' },
+      { set: { pool: 'Q' }, setOnInsert: { note: 'ignored' } },
+      { upsert: true },
+    );
+    expect(again).toMatchObject({ matched: true, upserted: false, document: { pool: 'Q', note: 'created' } });
+    expect(await positions.count({})).toBe(1);
+  });
+
+  it('makes a document disappear once the time in its TTL field has passed, and frees its unique key', async () => {
+    const sessions = await store.collection<Position>({
+      name: collectionName(),
+      unique: [{ name: 'wallet', fields: ['wallet'] }],
+      ttl: { field: 'expiresAt' },
+    });
+    await sessions.insert({ id: 's1', wallet: WALLET_A, expiresAt: new Date(clock.getTime() + 60_000) });
+    await sessions.insert({ id: 's2', wallet: WALLET_B });
+    expect(await sessions.count({})).toBe(2);
+
+    clock = new Date(clock.getTime() + 59_999);
+    expect(await sessions.findOne({ id: 's1' })).not.toBeNull();
+
+    clock = new Date(clock.getTime() + 1);
+    expect(await sessions.findOne({ id: 's1' })).toBeNull();
+    expect(await sessions.find({})).toEqual([{ id: 's2', wallet: WALLET_B }]);
+    expect(await sessions.count({ wallet: WALLET_A })).toBe(0);
+    expect(await sessions.updateOne({ id: 's1' }, { set: { note: 'late' } })).toMatchObject({ matched: false });
+
+    const renewed = await sessions.insert({ wallet: WALLET_A, expiresAt: new Date(clock.getTime() + 60_000) });
+    expect(await sessions.findOne({ wallet: WALLET_A })).toMatchObject({ id: renewed.id });
+  });
+
+  it('stores large integers as strings, exactly, and matches them exactly', async () => {
+    const payments = await store.collection<Position>({ name: collectionName() });
+    await payments.insert({ id: 'max', wallet: WALLET_A, amount: I128_MAX });
+    await payments.insert({ id: 'big', wallet: WALLET_A, amount: BigInt('9007199254740993') as unknown as string });
+    expect((await payments.findOne({ id: 'max' }))?.amount).toBe(I128_MAX);
+    expect((await payments.findOne({ id: 'big' }))?.amount).toBe('9007199254740993');
+    expect((await payments.findOne({ amount: I128_MAX }))?.id).toBe('max');
+    expect(await payments.findOne({ amount: '170141183460469231731687303715884105726' })).toBeNull();
+  });
+
+  it('refuses operators, unsafe field names and values it cannot store, and writes nothing', async () => {
+    const positions = await store.collection<Position>({ name: collectionName() });
+    await expect(positions.find({ wallet: { $ne: 'x' } as never })).rejects.toBeInstanceOf(InvalidQueryError);
+    await expect(positions.find({ '__proto__.polluted': 1 })).rejects.toBeInstanceOf(InvalidQueryError);
+    await expect(positions.find({ "wallet') OR 1=1 --": 'x' })).rejects.toBeInstanceOf(InvalidQueryError);
+    await expect(positions.insert({ wallet: 'x', risk: { $where: 1 } } as never)).rejects.toBeInstanceOf(
+      InvalidQueryError,
+    );
+    await expect(positions.insert({ wallet: 'x', healthFactor: Number.NaN })).rejects.toBeInstanceOf(InvalidQueryError);
+    await expect(
+      positions.updateOne({ wallet: 'x' }, { set: { wallet: 'y' }, unset: ['wallet'] }),
+    ).rejects.toBeInstanceOf(InvalidQueryError);
+    expect(await positions.count({})).toBe(0);
+  });
+});

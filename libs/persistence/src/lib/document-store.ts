@@ -1,0 +1,38 @@
+import { Collection, CollectionDefinition, StoredDocument } from './collection';
+import { InvalidQueryError } from './errors';
+import { fieldPath } from './query';
+
+export type DatabaseDriver = 'mongodb' | 'postgres' | 'pglite';
+
+export interface DocumentStoreOptions {
+  /** The clock that decides expiry; tests move it. */
+  now?: () => Date;
+}
+
+/** The database of one app: named collections behind one API, whatever the driver. Inject it by this class. */
+export abstract class DocumentStore {
+  abstract readonly driver: DatabaseDriver;
+
+  /** Opens a collection, creating its storage and indexes on first use. */
+  abstract collection<T extends StoredDocument>(definition: CollectionDefinition): Promise<Collection<T>>;
+
+  /** Resolves when the database answers. */
+  abstract ping(): Promise<void>;
+
+  abstract close(): Promise<void>;
+}
+
+const NAME = /^[a-z][a-z0-9_]{0,40}$/;
+
+/** Checks a collection definition once, for every driver alike. */
+export function checkDefinition(definition: CollectionDefinition): void {
+  if (!NAME.test(definition.name)) {
+    throw new InvalidQueryError(`collection name "${definition.name}" must match ${NAME}`);
+  }
+  for (const index of definition.unique ?? []) {
+    if (!NAME.test(index.name)) throw new InvalidQueryError(`index name "${index.name}" must match ${NAME}`);
+    if (index.fields.length === 0) throw new InvalidQueryError(`index ${index.name} has no fields`);
+    index.fields.forEach(fieldPath);
+  }
+  if (definition.ttl) fieldPath(definition.ttl.field);
+}

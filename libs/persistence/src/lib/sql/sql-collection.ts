@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Collection,
+  CollectionDefinition,
+  Filter,
+  FindOptions,
+  NewDocument,
+  StoredDocument,
+  Update,
+  UpdateResult,
+} from '../collection';
+import { DuplicateKeyError, InvalidQueryError } from '../errors';
+import {
+  applyUpdate,
+  checkLimit,
+  checkSort,
+  checkUpdate,
+  cleanDocument,
+  parseFilter,
+  seedFromFilter,
+  valueAt,
+} from '../query';
+import { SqlExecutor, uniqueViolation } from './sql-executor';
+import { SqlParams, conditionSql, fromJson, orderSql, toJson } from './sql-query';
+
+interface Row {
+  id: string;
+  doc: Record<string, unknown>;
+}
+
+/** One collection as a table `(id text primary key, doc jsonb, expires_at timestamptz)`. */
+export class SqlCollection<T extends StoredDocument> implements Collection<T> {
+  readonly name: string;
+  private readonly table: string;
+
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly definition: CollectionDefinition,
+    private readonly now: () => Date,
+  ) {
+    this.name = definition.name;
+    this.table = `"${definition.name}"`;
+  }
+
+  /** Creates the table and indexes; a lock keeps two processes from racing on the same DDL. */
+  async ensureStorage(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`rp-ddl:${this.name}`]);
+      await tx.query(
+        `CREATE TABLE IF NOT EXISTS ${this.table} (id text PRIMARY KEY, doc jsonb NOT NULL, expires_at timestamptz)`,
+      );
+      for (const index of this.definition.unique ?? []) {
+        const columns = index.fields.map((field) => `(doc #>> '{${field.split('.').join(',')}}')`).join(', ');
+        await tx.query(
+          `CREATE UNIQUE INDEX IF NOT EXISTS "${this.indexName(index.name)}" ON ${this.table} (${columns})`,
+        );
+      }
+      if (this.definition.ttl) {
+        await tx.query(
+          `CREATE INDEX IF NOT EXISTS "${this.name}__expires_at" ON ${this.table} (expires_at) WHERE expires_at IS NOT NULL`,
+        );
+      }
+    });
+  }
+
+  async insert(document: NewDocument<T>): Promise<T> {
+    const { id = randomUUID(), ...fields } = cleanDocument(document) as Record<string, unknown> & { id?: unknown };
+    if (typeof id !== 'string' || id === '') throw new InvalidQueryError('id must be a non-empty string');
+    rejectReservedFields(fields);
+    await this.retryAfterSweep(() =>
+      this.db.query(`INSERT INTO ${this.table} (id, doc, expires_at) VALUES ($1, $2::jsonb, $3)`, [
+        id,
+        JSON.stringify(toJson(fields)),
+        this.expiryOf(fields),
+      ]),
+    );
+    return { id, ...fields } as unknown as T;
+  }
+
+  async findOne(filter: Filter, options: Pick<FindOptions, 'sort'> = {}): Promise<T | null> {
+    return (await this.find(filter, { ...options, limit: 1 }))[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const params = new SqlParams();
+    const where = this.whereSql(filter, params);
+    const order = orderSql(checkSort(options.sort), params);
+    const limit = checkLimit(options.limit);
+    const rows = await this.db.query<Row>(
+      `SELECT id, doc FROM ${this.table} WHERE ${where} ${order}${limit ? ` LIMIT ${params.add(limit)}` : ''}`,
+      params.values,
+    );
+    return rows.map((row) => this.toDocument(row));
+  }
+
+  async count(filter: Filter): Promise<number> {
+    const params = new SqlParams();
+    const where = this.whereSql(filter, params);
+    const [row] = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${this.table} WHERE ${where}`,
+      params.values,
+    );
+    return Number(row.n);
+  }
+
+  async delete(filter: Filter): Promise<number> {
+    const params = new SqlParams();
+    const where = this.whereSql(filter, params);
+    const [row] = await this.db.query<{ n: number }>(
+      `WITH gone AS (DELETE FROM ${this.table} WHERE ${where} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      params.values,
+    );
+    return Number(row.n);
+  }
+
+  async updateOne(filter: Filter, update: Update<T>, options: { upsert?: boolean } = {}): Promise<UpdateResult<T>> {
+    const checked = checkUpdate(update);
+    const conditions = parseFilter(filter);
+    return this.retryAfterSweep(() =>
+      this.db.transaction(async (tx) => {
+        if (options.upsert) {
+          // Serialises upserts of the same filter, so two racing callers leave one document.
+          await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+            `${this.name}:${canonical(filter)}`,
+          ]);
+        }
+        const params = new SqlParams();
+        const where = this.whereSql(filter, params);
+        const [row] = await tx.query<Row>(
+          `SELECT id, doc FROM ${this.table} WHERE ${where} ORDER BY id COLLATE "C" LIMIT 1 FOR UPDATE`,
+          params.values,
+        );
+        if (row) {
+          const next = applyUpdate(fromJson(row.doc) as Record<string, unknown>, checked, false);
+          await tx.query(`UPDATE ${this.table} SET doc = $2::jsonb, expires_at = $3 WHERE id = $1`, [
+            row.id,
+            JSON.stringify(toJson(next)),
+            this.expiryOf(next),
+          ]);
+          return { matched: true, upserted: false, document: { id: row.id, ...next } as unknown as T };
+        }
+        if (!options.upsert) return { matched: false, upserted: false, document: null };
+        const { id = randomUUID(), ...seed } = seedFromFilter(conditions) as Record<string, unknown> & { id?: string };
+        const next = applyUpdate(seed, checked, true);
+        rejectReservedFields(next);
+        await tx.query(`INSERT INTO ${this.table} (id, doc, expires_at) VALUES ($1, $2::jsonb, $3)`, [
+          String(id),
+          JSON.stringify(toJson(next)),
+          this.expiryOf(next),
+        ]);
+        return { matched: false, upserted: true, document: { id: String(id), ...next } as unknown as T };
+      }),
+    );
+  }
+
+  /** Physically removes expired documents (reads already ignore them). */
+  async sweepExpired(): Promise<number> {
+    if (!this.definition.ttl) return 0;
+    const [row] = await this.db.query<{ n: number }>(
+      `WITH gone AS (DELETE FROM ${this.table} WHERE expires_at <= $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      [this.now()],
+    );
+    return Number(row.n);
+  }
+
+  private whereSql(filter: Filter, params: SqlParams): string {
+    const clauses = parseFilter(filter).map((condition) => conditionSql(condition, params));
+    if (this.definition.ttl) clauses.push(`(expires_at IS NULL OR expires_at > ${params.add(this.now())})`);
+    return clauses.length > 0 ? clauses.join(' AND ') : 'TRUE';
+  }
+
+  private expiryOf(fields: Record<string, unknown>): Date | null {
+    if (!this.definition.ttl) return null;
+    const value = valueAt(fields, this.definition.ttl.field.split('.'));
+    return value instanceof Date ? value : null;
+  }
+
+  private toDocument(row: Row): T {
+    return { id: row.id, ...(fromJson(row.doc) as Record<string, unknown>) } as unknown as T;
+  }
+
+  private indexName(index: string): string {
+    return `${this.name}__${index}`;
+  }
+
+  /**
+   * Runs a write; on a unique violation, removes expired documents (one may still hold the key) and tries once
+   * more. A violation that remains is a `DuplicateKeyError` naming the index.
+   */
+  private async retryAfterSweep<R>(write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!uniqueViolation(error)) throw error;
+      if (this.definition.ttl && (await this.sweepExpired()) > 0) {
+        try {
+          return await write();
+        } catch (retryError) {
+          throw this.duplicateOf(retryError);
+        }
+      }
+      throw this.duplicateOf(error);
+    }
+  }
+
+  private duplicateOf(error: unknown): unknown {
+    const violation = uniqueViolation(error);
+    if (!violation) return error;
+    const prefix = `${this.name}__`;
+    const index = violation.constraint.startsWith(prefix)
+      ? violation.constraint.slice(prefix.length)
+      : violation.constraint === `${this.name}_pkey`
+        ? 'id'
+        : violation.constraint;
+    return new DuplicateKeyError(this.name, index);
+  }
+}
+
+function rejectReservedFields(fields: Record<string, unknown>): void {
+  if ('_id' in fields) throw new InvalidQueryError('"_id" is reserved; documents are identified by "id"');
+}
+
+/** The same filter always gives the same text (keys sorted, dates as ISO). */
+export function canonical(filter: Filter): string {
+  return JSON.stringify(
+    Object.keys(filter)
+      .sort()
+      .map((key) => [key, toJson(filter[key])]),
+  );
+}
