@@ -1,0 +1,1 @@
+module.exports = { displayName: 'agent', preset: '../../jest.preset.js', rootDir: __dirname };

@@ -1,0 +1,4 @@
+import { bootstrap } from '@rp/platform';
+import { agentApp } from './agent.app';
+
+void bootstrap(agentApp);

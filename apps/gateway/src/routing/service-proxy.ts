@@ -1,0 +1,94 @@
+import type { ClientRequest } from 'node:http';
+import type { Socket } from 'node:net';
+import { Injectable, Logger } from '@nestjs/common';
+import { ErrorCode } from '@rp/contracts';
+import { ApiError, labelRoute, sendError } from '@rp/platform';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import { GatewayConfig } from '../config/gateway.config';
+import { ServiceRoute, routeFor, serviceRoutes } from './service-routes';
+
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'EPIPE',
+]);
+
+/**
+ * Forwards `/api/v1/{keys,txb,rms}/**` to the owning service as a stream: method, headers, body, status and
+ * chunked answers pass through unchanged, the request id travels in `x-request-id`. A service that is down is
+ * answered for with 503, one that stays silent past `UPSTREAM_TIMEOUT_MS` with 504, both in the error envelope.
+ */
+@Injectable()
+export class ServiceProxy {
+  private readonly logger = new Logger(ServiceProxy.name);
+  private readonly routes: ServiceRoute[];
+  private readonly timedOut = new WeakSet<Request>();
+
+  constructor(private readonly config: GatewayConfig) {
+    this.routes = serviceRoutes(config);
+  }
+
+  middleware(): RequestHandler {
+    const proxy = createProxyMiddleware<Request, Response>({
+      router: (req) => this.routeOf(req).target,
+      changeOrigin: true,
+      xfwd: true,
+      proxyTimeout: this.config.UPSTREAM_TIMEOUT_MS,
+      on: {
+        proxyReq: (proxyReq: ClientRequest, req: Request) => {
+          proxyReq.once('timeout', () => this.timedOut.add(req));
+        },
+        error: (error: Error, req: Request, res: Response | Socket) => this.answerFailure(error, req, res),
+      },
+    });
+    return (req: Request, res: Response, next: NextFunction) => {
+      const route = routeFor(this.routes, req.path);
+      if (!route) return next();
+      labelRoute(req, `${route.prefix}/*`);
+      return proxy(req, res, next);
+    };
+  }
+
+  private routeOf(req: Request): ServiceRoute {
+    const route = routeFor(this.routes, req.path);
+    if (!route) throw new Error(`no service owns ${req.path}`);
+    return route;
+  }
+
+  private answerFailure(error: Error, req: Request, res: Response | Socket): void {
+    const route = this.routeOf(req);
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (!('status' in res)) {
+      res.destroy();
+      return;
+    }
+    if (this.timedOut.has(req)) {
+      this.logger.warn(
+        `${route.service} did not answer ${req.method} ${req.path} within ${this.config.UPSTREAM_TIMEOUT_MS} ms`,
+      );
+      sendError(
+        new ApiError(504, ErrorCode.UPSTREAM_TIMEOUT, `The ${route.service} service did not answer in time`),
+        req,
+        res,
+      );
+      return;
+    }
+    this.logger.warn(`${route.service} unreachable for ${req.method} ${req.path}: ${code || error.message}`);
+    const status = UNREACHABLE.has(code) || code === '' ? 503 : 502;
+    sendError(
+      new ApiError(
+        status,
+        status === 503 ? ErrorCode.SERVICE_UNAVAILABLE : ErrorCode.BAD_GATEWAY,
+        `The ${route.service} service is unavailable`,
+        { headers: status === 503 ? { 'Retry-After': '5' } : {} },
+      ),
+      req,
+      res,
+    );
+  }
+}

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'notifications', preset: '../../jest.preset.js', rootDir: __dirname };

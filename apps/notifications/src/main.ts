@@ -1,0 +1,4 @@
+import { bootstrap } from '@rp/platform';
+import { notificationsApp } from './notifications.app';
+
+void bootstrap(notificationsApp);

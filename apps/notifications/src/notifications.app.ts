@@ -1,0 +1,13 @@
+import { DatabaseReadiness, PersistenceModule } from '@rp/persistence';
+import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
+import { NotificationsConfig } from './config/notifications.config';
+
+export const notificationsApp: AppDefinition<NotificationsConfig> = {
+  name: 'notifications',
+  config: NotificationsConfig,
+  modules: (config) => [
+    RedisModule.forRoot(config.redis(), 'notifications'),
+    PersistenceModule.forRoot({ appName: 'notifications', url: config.databaseUrl() }),
+  ],
+  readiness: () => [DatabaseReadiness, RedisReadiness],
+};

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'subscription', preset: '../../jest.preset.js', rootDir: __dirname };

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'txb', preset: '../../jest.preset.js', rootDir: __dirname };

@@ -1,0 +1,29 @@
+import { IsContractAddress } from '@rp/contracts';
+import { IsDuration, IsHttpUrl, ServiceConfig } from '@rp/platform';
+import { IsOptional, IsUrl } from 'class-validator';
+
+/** Builds REPAY / LIQUIDATE / UNWIND transactions, keeps proposals in Redis, submits and tracks them. */
+export class TxbConfig extends ServiceConfig {
+  override PORT = 3002;
+
+  @IsOptional()
+  @IsHttpUrl()
+  CONTRACT_RPC_URL?: string;
+
+  /** Lifetime of a proposal; its transaction's time bounds end with it. */
+  @IsDuration(30)
+  PROPOSAL_TTL_SECONDS = 300;
+
+  /** RPC URLs a caller may name in `submit` (never an arbitrary URL). */
+  @IsOptional()
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { each: true, message: '$property must be a comma-separated list of http(s) URLs' },
+  )
+  TXB_ALLOWED_RPC_URLS: string[] = [];
+
+  /** Flash-loan receiver contract (swap/multicall router) used by UNWIND. */
+  @IsOptional()
+  @IsContractAddress()
+  TXB_UNWIND_RECEIVER?: string;
+}

@@ -1,0 +1,10 @@
+import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
+import { TxbConfig } from './config/txb.config';
+
+/** Proposals live in Redis (every replica sees them), so txb has no database of its own. */
+export const txbApp: AppDefinition<TxbConfig> = {
+  name: 'txb',
+  config: TxbConfig,
+  modules: (config) => [RedisModule.forRoot(config.redis(), 'txb')],
+  readiness: () => [RedisReadiness],
+};

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'ledger', preset: '../../jest.preset.js', rootDir: __dirname };
