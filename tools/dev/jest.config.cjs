@@ -1,0 +1,1 @@
+module.exports = { displayName: 'dev', preset: '../../jest.preset.js', rootDir: __dirname };

@@ -1,0 +1,109 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { formatLogLine } from './log-format';
+
+export const WORKSPACE_ROOT = resolve(__dirname, '../../..');
+const RUN_APP = join(WORKSPACE_ROOT, 'tools/dev/bin/run-app.cjs');
+
+export interface AppProcessOptions {
+  app: string;
+  port: number;
+  env: Record<string, string | undefined>;
+  /** Each output line, already prefixed; the launcher prints them, tests keep them. */
+  onLine?: (line: string) => void;
+  /** Pretty-print JSON log lines (the launcher) or keep them raw (tests read them). */
+  pretty?: boolean;
+  /** Name to prefix lines with; the app name by default. */
+  label?: string;
+}
+
+/**
+ * One app as a child process, run from source. It gets its own process group (the launcher decides when it
+ * stops, not the terminal) and an IPC channel: if the launcher dies, the app notices and stops itself.
+ */
+export class AppProcess {
+  readonly app: string;
+  readonly port: number;
+  readonly url: string;
+  readonly lines: string[] = [];
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<number | null>;
+
+  constructor(private readonly options: AppProcessOptions) {
+    this.app = options.app;
+    this.port = options.port;
+    this.url = `http://127.0.0.1:${options.port}`;
+    this.child = spawn(process.execPath, [RUN_APP, options.app], {
+      cwd: WORKSPACE_ROOT,
+      env: { ...process.env, ...options.env, PORT: String(options.port), RP_DEV_LAUNCHER: '1' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      detached: true,
+    });
+    const label = (options.label ?? options.app).padEnd(14);
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      if (!stream) continue;
+      createInterface({ input: stream }).on('line', (raw) => {
+        this.lines.push(raw);
+        if (this.lines.length > 2000) this.lines.shift();
+        const text = options.pretty ? formatLogLine(raw) : raw;
+        options.onLine?.(
+          text
+            .split('\n')
+            .map((part) => `${label}| ${part}`)
+            .join('\n'),
+        );
+      });
+    }
+    this.exited = new Promise((done) => this.child.once('exit', (code, signal) => done(code ?? (signal ? 128 : null))));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves with the exit code once the process has ended. */
+  whenExited(): Promise<number | null> {
+    return this.exited;
+  }
+
+  /** Waits until `/health/ready` answers 200. Rejects if the process ends first or time runs out. */
+  async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let ended = false;
+    void this.exited.then(() => (ended = true));
+    while (Date.now() < deadline) {
+      if (ended) throw new Error(`${this.app} exited with code ${this.child.exitCode} before it was ready`);
+      try {
+        const response = await fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(2000) });
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`${this.app} was not ready within ${timeoutMs} ms`);
+  }
+
+  /** SIGTERM, then SIGKILL to the whole group if it has not ended within `graceMs`. */
+  async stop(graceMs = 10_000): Promise<number | null> {
+    if (!this.running) return this.exited;
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    try {
+      if (this.child.pid) process.kill(-this.child.pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,5 @@
+export * from './app-process';
+export * from './launch-plan';
+export * from './launcher';
+export * from './ports';
+export * from './redis';

@@ -1,0 +1,39 @@
+import { Launcher } from './launcher';
+
+/**
+ * `npm start`: Redis (yours, or one started here), then gateway, subscription, txb, notifications and agent from
+ * source on embedded defaults, a banner once all answer /health/ready, and a clean stop on Ctrl-C.
+ * Settings: GATEWAY_PORT, SUBSCRIPTION_PORT, TXB_PORT, NOTIFICATIONS_PORT, AGENT_PORT, REDIS_URL, DEV_DATA_DIR,
+ * DEV_READY_TIMEOUT_MS, DEV_LOG_FORMAT=json (raw app logs).
+ */
+async function main(): Promise<void> {
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const launcher = new Launcher({ env: process.env, print, pretty: process.env['DEV_LOG_FORMAT'] !== 'json' });
+  const startedAt = Date.now();
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string, code: number): Promise<void> =>
+    (stopping ??= (async () => {
+      print(`\nstopping everything (${reason})...`);
+      await launcher.stop();
+      print('stopped.');
+      process.exit(code);
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => void shutdown(signal, 0));
+  }
+
+  try {
+    await launcher.start();
+  } catch (error) {
+    print(`\nnpm start failed: ${error instanceof Error ? error.message : String(error)}`);
+    await shutdown('start failed', 1);
+    return;
+  }
+  launcher.banner(startedAt).forEach(print);
+
+  const ended = await launcher.firstExit();
+  if (!stopping) await shutdown(`${ended.app} exited unexpectedly`, 1);
+}
+
+void main();
