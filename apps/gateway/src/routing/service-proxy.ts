@@ -1,4 +1,4 @@
-import type { ClientRequest } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorCode } from '@rp/contracts';
@@ -21,7 +21,8 @@ const UNREACHABLE = new Set([
 /**
  * Forwards `/api/v1/{keys,txb,rms}/**` to the owning service as a stream: method, headers, body, status and
  * chunked answers pass through unchanged, the request id travels in `x-request-id`. A service that is down is
- * answered for with 503, one that stays silent past `UPSTREAM_TIMEOUT_MS` with 504, both in the error envelope.
+ * answered for with 503, one that stays silent past `UPSTREAM_TIMEOUT_MS` with 504, both in the error envelope;
+ * an answer cut off after it began is cut off for the client too.
  */
 @Injectable()
 export class ServiceProxy {
@@ -40,8 +41,15 @@ export class ServiceProxy {
       xfwd: true,
       proxyTimeout: this.config.UPSTREAM_TIMEOUT_MS,
       on: {
-        proxyReq: (proxyReq: ClientRequest, req: Request) => {
-          proxyReq.once('timeout', () => this.timedOut.add(req));
+        proxyReq: (proxyReq: ClientRequest, req: Request, res: Response) => {
+          proxyReq.once('timeout', () => {
+            this.timedOut.add(req);
+            // The answer has begun: no envelope can follow, and a clean end would pass a truncated body as whole.
+            if (res.headersSent) this.cutOff(req, res, 'stalled');
+          });
+        },
+        proxyRes: (proxyRes: IncomingMessage, req: Request, res: Response) => {
+          proxyRes.once('aborted', () => this.cutOff(req, res, 'broke off'));
         },
         error: (error: Error, req: Request, res: Response | Socket) => this.answerFailure(error, req, res),
       },
@@ -52,6 +60,13 @@ export class ServiceProxy {
       labelRoute(req, `${route.prefix}/*`);
       return proxy(req, res, next);
     };
+  }
+
+  private cutOff(req: Request, res: Response, how: string): void {
+    this.logger.warn(
+      `${this.routeOf(req).service} ${how} while answering ${req.method} ${req.path}; cutting the client off`,
+    );
+    res.destroy();
   }
 
   private routeOf(req: Request): ServiceRoute {
