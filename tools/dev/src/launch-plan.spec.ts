@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { WORKSPACE_ROOT } from './app-process';
+import { DEMO_AGENT_MNEMONIC, planLaunch } from './launch-plan';
+
+describe('planLaunch', () => {
+  const redis = 'redis://127.0.0.1:6379';
+
+  it('puts the apps on their default ports with embedded databases under .data', () => {
+    const plan = planLaunch({}, redis);
+    expect(plan.apps.map(({ slot, port }) => [slot.app, port])).toEqual([
+      ['gateway', 3000],
+      ['subscription', 3001],
+      ['txb', 3002],
+      ['notifications', 3003],
+      ['agent', 8080],
+    ]);
+    const env = Object.fromEntries(plan.apps.map(({ slot, env: appEnv }) => [slot.app, appEnv]));
+    expect(env['subscription']['DATABASE_URL']).toBe(`pglite://${join(WORKSPACE_ROOT, '.data', 'subscription')}`);
+    expect(env['gateway']['DATABASE_URL']).toBeUndefined();
+    expect(env['txb']['DATABASE_URL']).toBeUndefined();
+    expect(env['agent']['LEDGER_MNEMONIC']).toBe(DEMO_AGENT_MNEMONIC);
+    for (const appEnv of Object.values(env)) expect(appEnv).toMatchObject({ REDIS_URL: redis, HOST: '127.0.0.1' });
+  });
+
+  it('moves ports by setting and points the gateway and the agent at them', () => {
+    const plan = planLaunch({ SUBSCRIPTION_PORT: '4101', GATEWAY_PORT: '4100', DEV_DATA_DIR: '/tmp/rp-data' }, redis);
+    const env = Object.fromEntries(plan.apps.map(({ slot, env: appEnv }) => [slot.app, appEnv]));
+    expect(env['gateway']['SUBSCRIPTION_URL']).toBe('http://127.0.0.1:4101');
+    expect(env['agent']['SERVICE_BASE_URL']).toBe('http://127.0.0.1:4100');
+    expect(plan.dataDir).toBe('/tmp/rp-data');
+  });
+
+  it('names the setting of a port that is not a port', () => {
+    expect(() => planLaunch({ TXB_PORT: 'x' }, redis)).toThrow(
+      'TXB_PORT must be an integer between 1 and 65535 (got "x")',
+    );
+  });
+});

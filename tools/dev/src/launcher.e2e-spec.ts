@@ -1,0 +1,127 @@
+/**
+ * `npm start` as a person runs it: the launcher process with its five apps, on free ports, with Redis not
+ * answering at the configured URL (so it starts its own). Then Ctrl-C, and nothing may be left running.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WORKSPACE_ROOT } from './app-process';
+import { LauncherState } from './launcher';
+import { freePort } from './ports';
+
+const START = join(WORKSPACE_ROOT, 'tools/dev/bin/start.cjs');
+
+function alive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function launch(env: Record<string, string>) {
+  const output: string[] = [];
+  const child = spawn(process.execPath, [START], { cwd: WORKSPACE_ROOT, env: { ...process.env, ...env } });
+  child.stdout.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n')));
+  child.stderr.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+async function until(condition: () => boolean, timeoutMs: number, what: string, output: string[]): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline)
+      throw new Error(`${what} did not happen within ${timeoutMs} ms:\n${output.slice(-40).join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('npm start (the dev launcher)', () => {
+  let dataDir: string;
+  let launched: Awaited<ReturnType<typeof launch>> | undefined;
+  const ports: Record<string, number> = {};
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'rp-launcher-'));
+    for (const app of ['GATEWAY', 'SUBSCRIPTION', 'TXB', 'NOTIFICATIONS', 'AGENT']) ports[app] = await freePort();
+  });
+
+  afterAll(async () => {
+    if (launched && launched.child.exitCode === null) launched.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts Redis and all five apps, forwards to each service, and leaves nothing behind on Ctrl-C', async () => {
+    const deadRedis = `redis://127.0.0.1:${await freePort()}`;
+    launched = await launch({
+      ...Object.fromEntries(Object.entries(ports).map(([app, port]) => [`${app}_PORT`, String(port)])),
+      REDIS_URL: deadRedis,
+      DEV_DATA_DIR: dataDir,
+      DEV_LOG_FORMAT: 'json',
+    });
+    const { child, output, exited } = launched;
+    await until(
+      () => output.some((line) => line.includes('Ctrl-C stops everything.')),
+      90_000,
+      'the ready banner',
+      output,
+    );
+
+    expect(output.join('\n')).toMatch(/all 5 apps ready in \d+\.\d s/);
+    expect(output.join('\n')).toContain(`Redis was not answering at ${deadRedis}; started one at redis://127.0.0.1:`);
+    const state = JSON.parse(readFileSync(join(dataDir, 'launcher.json'), 'utf8')) as LauncherState;
+    expect(state.apps.map((app) => app.app)).toEqual(['gateway', 'subscription', 'txb', 'notifications', 'agent']);
+    expect(alive(state.redis.pid)).toBe(true);
+
+    const gateway = `http://127.0.0.1:${ports['GATEWAY']}`;
+    expect((await fetch(`${gateway}/health/ready`)).status).toBe(200);
+    for (const [prefix, service] of [
+      ['keys', 'subscription'],
+      ['txb', 'txb'],
+      ['rms', 'notifications'],
+    ]) {
+      const requestId = `launcher-probe-${prefix}`;
+      const response = await fetch(`${gateway}/api/v1/${prefix}/probe`, { headers: { 'x-request-id': requestId } });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', requestId });
+      // The service itself logged the forwarded request, with the same id.
+      await until(
+        () => output.some((line) => line.startsWith(service.padEnd(14)) && line.includes(`"id":"${requestId}"`)),
+        5000,
+        `${service} logging ${requestId}`,
+        output,
+      );
+    }
+    expect((await fetch(`http://127.0.0.1:${ports['AGENT']}/health`)).status).toBe(200);
+
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(output.join('\n')).toContain('stopped.');
+    for (const app of state.apps)
+      expect({ app: app.app, alive: alive(app.pid) }).toEqual({ app: app.app, alive: false });
+    expect(alive(state.redis.pid)).toBe(false);
+    expect(() => readFileSync(join(dataDir, 'launcher.json'))).toThrow();
+  }, 150_000);
+
+  it('refuses to start when a port it needs is taken, and says which setting moves it', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(ports['TXB'], '127.0.0.1', resolve));
+    try {
+      const { output, exited } = await launch({
+        ...Object.fromEntries(Object.entries(ports).map(([app, port]) => [`${app}_PORT`, String(port)])),
+        DEV_DATA_DIR: dataDir,
+      });
+      expect(await exited).toBe(1);
+      expect(output.join('\n')).toContain(
+        `port ${ports['TXB']} for txb is in use; free it or set TXB_PORT to another port`,
+      );
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,99 @@
+/**
+ * Every app, as a real process from source: the error envelope for malformed JSON, unknown routes and oversized
+ * bodies; request ids; health and metrics; and no secret, configured or sent, anywhere in its log output.
+ */
+import { AppProcess } from '@rp/dev';
+import { Keypair } from '@stellar/stellar-sdk';
+import { ALL_APPS, AppName, DEMO_MNEMONIC, startApp } from './support/running-apps';
+
+const SPONSOR_SECRET = Keypair.random().secret();
+const SECRET_SETTINGS: Partial<Record<AppName, Record<string, string>>> = {
+  subscription: { X402_FACILITATOR_LEDGER_SECRET_KEY: SPONSOR_SECRET },
+  notifications: {
+    RMS_ADMIN_API_KEY: 'admin-key-e2e-0123456789',
+    RMS_WEBHOOK_SECRET: 'webhook-secret-e2e-012345',
+    MESSENGER_BOT_TOKEN: '987654:bot-token-e2e-value',
+    SMTP_PASSWORD: 'smtp-password-e2e-value',
+  },
+};
+const SENT_SECRETS = {
+  authorization: 'Bearer rp_test_e2eSecretKey0123456789abcdefgh',
+  'x-api-key': 'rp_test_anotherE2eKey0123456789abcd',
+  'x-admin-key': 'admin-header-e2e-secret-value',
+  'x-webhook-secret': 'webhook-header-e2e-secret-value',
+};
+
+describe.each(ALL_APPS)('the %s app', (app) => {
+  let process: AppProcess;
+
+  beforeAll(async () => {
+    process = await startApp(app, { BODY_LIMIT: '4kb', LOG_LEVEL: 'debug', ...SECRET_SETTINGS[app] });
+  }, 90_000);
+
+  afterAll(async () => {
+    await process?.stop();
+  });
+
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${process.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+
+  it('answers malformed JSON with a 400 envelope that carries the request id', async () => {
+    const response = await post('/api/v1/anything', '{"walletAddress": ', { 'x-request-id': `malformed-${app}` });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('x-request-id')).toBe(`malformed-${app}`);
+    expect(await response.json()).toEqual({
+      success: false,
+      status: 400,
+      code: 'MALFORMED_JSON',
+      error: 'Request body is not valid JSON',
+      requestId: `malformed-${app}`,
+    });
+  });
+
+  it('answers an unknown route with a 404 envelope', async () => {
+    const response = await fetch(`${process.url}/no/such/route`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({
+      success: false,
+      status: 404,
+      code: 'NOT_FOUND',
+      error: 'No route for GET /no/such/route',
+      requestId: response.headers.get('x-request-id'),
+    });
+  });
+
+  it('answers a body over its limit with a 413 envelope', async () => {
+    const response = await post('/api/v1/anything', JSON.stringify({ padding: 'x'.repeat(8 * 1024) }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ success: false, status: 413, code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('is live and ready, and exports metrics', async () => {
+    expect((await fetch(`${process.url}/health/live`)).status).toBe(200);
+    expect((await fetch(`${process.url}/health`)).status).toBe(200);
+    const ready = await fetch(`${process.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { status: string }).status).toBe('ok');
+    const metrics = await (await fetch(`${process.url}/metrics`)).text();
+    expect(metrics).toContain(`http_request_duration_seconds_count{app="${app}"`);
+    expect(metrics).toContain('process_resident_memory_bytes');
+  });
+
+  it('keeps every secret, configured or sent in headers, out of its log output', async () => {
+    await fetch(`${process.url}/api/v1/anything`, { headers: SENT_SECRETS });
+    await post('/api/v1/anything', JSON.stringify({ mnemonic: DEMO_MNEMONIC }), SENT_SECRETS);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const output = process.lines.join('\n');
+    expect(output).toContain('listening on');
+    const secrets = [
+      ...Object.values(SENT_SECRETS).map((value) => value.replace('Bearer ', '')),
+      ...Object.values(SECRET_SETTINGS[app] ?? {}),
+      ...(app === 'agent' ? [DEMO_MNEMONIC] : []),
+    ];
+    for (const secret of secrets) expect(output).not.toContain(secret);
+  });
+});

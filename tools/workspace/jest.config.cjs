@@ -1,0 +1,1 @@
+module.exports = { displayName: 'workspace', preset: '../../jest.preset.js', rootDir: __dirname };
