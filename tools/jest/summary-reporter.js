@@ -1,5 +1,6 @@
-// Writes one small JSON file per Jest run under reports/jest/ so `.ci/run` can print "N passed, N failed"
-// across every project and tier. A suite that crashed before running its tests counts as one failure.
+// Writes one small JSON file per Jest run under reports/jest/<project>/<target>/ so `.ci/run` can print
+// "N passed, N failed" across every project and tier. The folder is the `test` target's declared output, so a
+// cached unit run still counts. A suite that crashed before running its tests counts as one failure.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -10,17 +11,19 @@ class SummaryReporter {
 
   onRunComplete(_contexts, results) {
     const crashedSuites = results.testResults.filter((suite) => suite.testExecError && suite.numFailingTests === 0);
+    const project = process.env.NX_TASK_TARGET_PROJECT || path.basename(this.rootDir);
+    const target = process.env.NX_TASK_TARGET_TARGET || 'jest';
     const summary = {
-      project: path.basename(this.rootDir),
+      project,
+      target,
       passed: results.numPassedTests,
       failed: results.numFailedTests + crashedSuites.length,
       skipped: results.numPendingTests + results.numTodoTests,
       suites: results.numTotalTestSuites,
     };
-    const dir = path.join(__dirname, '../../reports/jest');
+    const dir = path.join(__dirname, '../../reports/jest', project, target);
     fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${summary.project}-${process.pid}-${Date.now()}.json`);
-    fs.writeFileSync(file, JSON.stringify(summary));
+    fs.writeFileSync(path.join(dir, `summary-${process.pid}.json`), JSON.stringify(summary));
   }
 }
 
