@@ -3,3 +3,4 @@ export * from './launch-plan';
 export * from './launcher';
 export * from './ports';
 export * from './redis';
+export * from './settings-cli';
