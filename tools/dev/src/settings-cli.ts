@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { AppDefinition, AppConfig, secretSettingsOf, settingNamesOf } from '@rp/platform';
+import { AppConfig, AppDefinition, loadConfig, secretSettingsOf, settingNamesOf } from '@rp/platform';
 import { getMetadataStorage } from 'class-validator';
 import { WORKSPACE_ROOT } from './app-process';
 import { APP_SLOTS } from './launch-plan';
@@ -11,14 +11,19 @@ export interface SettingDescription {
   secret: boolean;
 }
 
-/** The settings an app declares, read from its definition (loaded by path, as the launcher runs it). */
-export function describeSettings(app: string): SettingDescription[] {
+/** An app's definition, loaded by path as the launcher runs it (no tool imports an app). */
+function definitionOf(app: string): AppDefinition<AppConfig> {
   if (!APP_SLOTS.some((slot) => slot.app === app)) throw new Error(`unknown app "${app}"`);
   const module = require(join(WORKSPACE_ROOT, 'apps', app, 'src', `${app}.app.ts`)) as Record<
     string,
     AppDefinition<AppConfig>
   >;
-  const configClass = module[`${app}App`].config;
+  return module[`${app}App`];
+}
+
+/** The settings an app declares, with their defaults. */
+export function describeSettings(app: string): SettingDescription[] {
+  const configClass = definitionOf(app).config;
   const defaults = new configClass() as unknown as Record<string, unknown>;
   const secrets = secretSettingsOf(defaults);
   const rules = getMetadataStorage().getTargetValidationMetadatas(configClass, '', true, false);
@@ -28,4 +33,9 @@ export function describeSettings(app: string): SettingDescription[] {
     required: rules.some((rule) => rule.propertyName === name && rule.name === 'isDefined'),
     secret: secrets.has(name),
   }));
+}
+
+/** Validates an environment against an app's settings exactly as the app does at boot; throws `ConfigError`. */
+export function checkSettings(app: string, env: Record<string, string | undefined>): void {
+  loadConfig(definitionOf(app).config, env);
 }

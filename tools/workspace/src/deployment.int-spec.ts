@@ -1,0 +1,221 @@
+/**
+ * Deployment files checked without a cluster or a Docker engine: the kustomize base and production overlay are
+ * rendered (kubectl kustomize) and validated against the Kubernetes schemas; every container's environment and every
+ * compose service's environment passes the app's own settings validation; the Dockerfile matches the apps.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { APP_SLOTS, checkSettings, describeSettings } from '@rp/dev';
+import { Keypair } from '@stellar/stellar-sdk';
+import { Deployment, IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { IService, Service } from 'kubernetes-models/v1/Service';
+import { parse, parseAllDocuments } from 'yaml';
+
+const root = resolve(__dirname, '../../..');
+const SERVICES = ['gateway', 'subscription', 'txb', 'notifications'];
+const defaultPort = (app: string) => describeSettings(app).find((setting) => setting.name === 'PORT')?.default;
+
+/** A plausible value for every secret key the deployment guide documents. */
+const SAMPLE_SECRET_VALUES: Record<string, string> = {
+  REDIS_URL: 'redis://:password@redis:6379',
+  DATABASE_URL: 'mongodb://app:password@mongo:27017/risk',
+  X402_PAYMENT_ADDRESS_LEDGER: Keypair.random().publicKey(),
+  X402_FACILITATOR_LEDGER_SECRET_KEY: Keypair.random().secret(),
+  RMS_ADMIN_API_KEY: 'admin-key-0123456789abcdef',
+  RMS_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+  MESSENGER_BOT_TOKEN: '123456:bot-token',
+  SMTP_HOST: 'smtp.example.com',
+  SMTP_USER: 'alerts',
+  SMTP_PASSWORD: 'smtp-password',
+  EMAIL_FROM: 'alerts@example.com',
+  LEDGER_MNEMONIC: 'illness spike retreat truth genius clock brain pass fit cave bargain toe',
+};
+
+/** `| \`secret\` | \`KEY\` | ...` rows of docs/deployment.md. */
+function documentedSecrets(): Map<string, Record<string, string>> {
+  const secrets = new Map<string, Record<string, string>>();
+  for (const line of readFileSync(resolve(root, 'docs/deployment.md'), 'utf8').split('\n')) {
+    const row = /^\| `([a-z-]+)` \| `([A-Z0-9_]+)` \|/.exec(line);
+    if (!row) continue;
+    const value = SAMPLE_SECRET_VALUES[row[2]];
+    if (value === undefined) throw new Error(`no sample value for documented secret key ${row[2]}`);
+    secrets.set(row[1], { ...secrets.get(row[1]), [row[2]]: value });
+  }
+  return secrets;
+}
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  data?: Record<string, string>;
+}
+
+const MODELS: Record<string, (object: K8sObject) => { validate(): void }> = {
+  'apps/v1/Deployment': (o) => new Deployment(o as never),
+  'v1/Service': (o) => new Service(o as never),
+  'v1/ConfigMap': (o) => new ConfigMap(o as never),
+  'v1/Namespace': (o) => new Namespace(o as never),
+  'policy/v1/PodDisruptionBudget': (o) => new PodDisruptionBudget(o as never),
+  'autoscaling/v2/HorizontalPodAutoscaler': (o) => new HorizontalPodAutoscaler(o as never),
+};
+
+function render(path: string): K8sObject[] {
+  let output: string;
+  try {
+    output = execFileSync('kubectl', ['kustomize', resolve(root, path)], { encoding: 'utf8' });
+  } catch (error) {
+    throw new Error(`kubectl kustomize ${path} failed (kubectl 1.27+ is needed for this test): ${String(error)}`);
+  }
+  return parseAllDocuments(output).map((document) => document.toJSON() as K8sObject);
+}
+
+describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests of %s', (path) => {
+  const objects = render(path);
+  const secrets = documentedSecrets();
+  const deployments = objects.filter((o) => o.kind === 'Deployment') as unknown as (IDeployment & K8sObject)[];
+  const services = objects.filter((o) => o.kind === 'Service') as unknown as (IService & K8sObject)[];
+
+  it('render objects that are valid against the Kubernetes schemas', () => {
+    expect(objects.length).toBeGreaterThan(0);
+    for (const object of objects) {
+      const model = MODELS[`${object.apiVersion}/${object.kind}`];
+      expect({ object: `${object.kind}/${object.metadata.name}`, known: model !== undefined }).toEqual({
+        object: `${object.kind}/${object.metadata.name}`,
+        known: true,
+      });
+      expect(() => model(object).validate()).not.toThrow();
+    }
+  });
+
+  it('have a Deployment, a Service and a disruption budget for each service', () => {
+    for (const kind of ['Deployment', 'Service', 'PodDisruptionBudget']) {
+      expect(
+        objects
+          .filter((o) => o.kind === kind)
+          .map((o) => o.metadata.name)
+          .sort(),
+      ).toEqual([...SERVICES].sort());
+    }
+  });
+
+  it.each(SERVICES)('run %s hardened, probed on its own port, with time to drain', (app) => {
+    const deployment = deployments.find((d) => d.metadata.name === app)!;
+    const pod = deployment.spec!.template.spec!;
+    const container = pod.containers[0];
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+    expect(env['PORT']).toBe(String(defaultPort(app)));
+    expect(container.ports).toEqual([{ name: 'http', containerPort: defaultPort(app) }]);
+    expect(container.readinessProbe?.httpGet).toEqual({ path: '/health/ready', port: 'http' });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: '/health/live', port: 'http' });
+    expect(pod.securityContext?.runAsNonRoot).toBe(true);
+    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    const shutdownMs = Number(objects.find((o) => o.kind === 'ConfigMap')?.data?.['SHUTDOWN_TIMEOUT_MS']);
+    const preStopSeconds = Number(container.lifecycle?.preStop?.exec?.command?.[1] ?? 0);
+    expect(pod.terminationGracePeriodSeconds! * 1000).toBeGreaterThan(shutdownMs + preStopSeconds * 1000);
+    const service = services.find((s) => s.metadata.name === app)!;
+    expect(service.spec?.selector).toEqual(deployment.spec!.selector.matchLabels);
+    expect(service.spec?.ports?.[0]).toMatchObject({ port: defaultPort(app), targetPort: 'http' });
+  });
+
+  it.each(SERVICES)('give %s an environment its settings validation accepts', (app) => {
+    const container = deployments.find((d) => d.metadata.name === app)!.spec!.template.spec!.containers[0];
+    const env: Record<string, string> = {};
+    for (const source of container.envFrom ?? []) {
+      if (source.configMapRef) {
+        Object.assign(
+          env,
+          objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === source.configMapRef!.name)?.data,
+        );
+      }
+      if (source.secretRef) {
+        const name = source.secretRef.name ?? '';
+        const secret = secrets.get(name);
+        expect({ secret: name, documented: secret !== undefined }).toEqual({ secret: name, documented: true });
+        Object.assign(env, secret);
+      }
+    }
+    for (const variable of container.env ?? []) env[variable.name] = variable.value ?? '';
+    expect(() => checkSettings(app, env)).not.toThrow();
+  });
+
+  it('point the gateway at the services by their Service names and ports', () => {
+    const env = Object.fromEntries(
+      (deployments.find((d) => d.metadata.name === 'gateway')!.spec!.template.spec!.containers[0].env ?? []).map(
+        (e) => [e.name, e.value],
+      ),
+    );
+    expect(env).toMatchObject({
+      SUBSCRIPTION_URL: `http://subscription:${defaultPort('subscription')}`,
+      TXB_URL: `http://txb:${defaultPort('txb')}`,
+      NOTIFICATIONS_URL: `http://notifications:${defaultPort('notifications')}`,
+    });
+  });
+});
+
+describe('the compose file', () => {
+  const compose = parse(readFileSync(resolve(root, 'docker/compose.yaml'), 'utf8'), { merge: true }) as {
+    services: Record<string, { build?: { args?: { APP?: string } }; environment?: Record<string, string> }>;
+  };
+
+  /** Compose interpolation: `${X:-default}` becomes the default, `${X:?message}` a documented sample value. */
+  function interpolate(value: string): string {
+    return String(value).replace(
+      /\$\{([A-Z0-9_]+)(?::-([^}]*)|:\?[^}]*)?\}/g,
+      (_all, name: string, fallback?: string) =>
+        fallback !== undefined ? fallback : (SAMPLE_SECRET_VALUES[name] ?? ''),
+    );
+  }
+
+  it.each(APP_SLOTS.map((slot) => slot.app))('builds %s from its own app and gives it a valid environment', (app) => {
+    const service = compose.services[app];
+    expect(service.build?.args?.APP).toBe(app);
+    const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
+    expect(env['PORT']).toBe(String(defaultPort(app)));
+    expect(() => checkSettings(app, env)).not.toThrow();
+  });
+
+  it('points the gateway and the agent at the compose services', () => {
+    expect(compose.services['gateway'].environment).toMatchObject({
+      SUBSCRIPTION_URL: `http://subscription:${defaultPort('subscription')}`,
+      TXB_URL: `http://txb:${defaultPort('txb')}`,
+      NOTIFICATIONS_URL: `http://notifications:${defaultPort('notifications')}`,
+    });
+    expect(compose.services['agent'].environment?.['SERVICE_BASE_URL']).toBe(
+      `http://gateway:${defaultPort('gateway')}`,
+    );
+  });
+});
+
+describe('the Dockerfile', () => {
+  const text = readFileSync(resolve(root, 'docker/Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const lines = text.split('\n').filter((line) => line.trim() && !line.trimStart().startsWith('#'));
+  const stages = new Map<string, string[]>();
+  let current = '';
+  for (const line of lines) {
+    const from = /^FROM \S+ AS (\S+)/.exec(line);
+    if (from) current = from[1];
+    stages.set(current, [...(stages.get(current) ?? []), line]);
+  }
+
+  it('builds the chosen app and runs it unprivileged, stopped by SIGTERM', () => {
+    expect([...stages.keys()]).toEqual(['', 'deps', 'build', 'runtime']);
+    expect(stages.get('build')!.some((line) => line.includes('npx nx build "${APP}"'))).toBe(true);
+    const runtime = stages.get('runtime')!;
+    expect(runtime).toContain('USER node');
+    expect(runtime).toContain('STOPSIGNAL SIGTERM');
+    expect(runtime.at(-1)).toBe('CMD ["node", "main.js"]');
+  });
+
+  it("checks health on each app's default port", () => {
+    const ports = /const d=(\{[^}]+\})/.exec(text)?.[1];
+    expect(ports).toBeDefined();
+    const parsed = JSON.parse(ports!.replace(/(\w+):/g, '"$1":')) as Record<string, number>;
+    expect(parsed).toEqual(Object.fromEntries(APP_SLOTS.map((slot) => [slot.app, defaultPort(slot.app)])));
+  });
+});
