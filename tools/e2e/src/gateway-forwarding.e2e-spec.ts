@@ -40,6 +40,8 @@ function upstream(): Promise<{ server: Server; url: string; seen: Seen[] }> {
       } else if (req.url?.startsWith('/api/v1/keys/stalls')) {
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.write('partial\n');
+      } else if (req.url?.startsWith('/api/v1/keys/slow')) {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('done slowly'), 1500);
       } else if (req.url?.startsWith('/api/v1/keys/silent')) {
         // never answers
       } else {
@@ -189,4 +191,27 @@ describe('the gateway forwarding to a service', () => {
     expect(metrics).toMatch(/route="\/api\/v1\/keys\/\*",status_code="504"/);
     expect(metrics).toMatch(/route="\/api\/v1\/rms\/\*",status_code="503"/);
   });
+});
+
+describe('a gateway told to stop (SIGTERM)', () => {
+  it('finishes the request in flight, refuses new ones, and exits 0', async () => {
+    const service = await upstream();
+    const gateway = await startApp('gateway', { SUBSCRIPTION_URL: service.url, UPSTREAM_TIMEOUT_MS: '5000' });
+    try {
+      const inFlight = fetch(`${gateway.url}/api/v1/keys/slow`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stopped = gateway.stop();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect(fetch(`${gateway.url}/health/live`)).rejects.toThrow();
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe('done slowly');
+      expect(await stopped).toBe(0);
+      expect(gateway.lines.join('\n')).toContain('stopping (SIGTERM)');
+    } finally {
+      await gateway.stop();
+      service.server.closeAllConnections();
+      service.server.close();
+    }
+  }, 60_000);
 });
