@@ -14,3 +14,33 @@ export class DuplicateKeyError extends Error {
 export class InvalidQueryError extends Error {
   override readonly name = 'InvalidQueryError';
 }
+
+/**
+ * Runs a write; on a duplicate key, removes expired documents (an expired one may still hold the key) and tries
+ * once more. A duplicate that remains becomes a `DuplicateKeyError` naming the index. Each driver says how it
+ * recognises a duplicate and which index it hit (`duplicateIndexOf` answers `undefined` for other errors).
+ */
+export async function writeFreeingExpiredKeys<R>(
+  collection: string,
+  write: () => Promise<R>,
+  duplicateIndexOf: (error: unknown) => string | undefined,
+  sweepExpired: (() => Promise<number>) | undefined,
+): Promise<R> {
+  const typed = (error: unknown): unknown => {
+    const index = duplicateIndexOf(error);
+    return index === undefined ? error : new DuplicateKeyError(collection, index);
+  };
+  try {
+    return await write();
+  } catch (error) {
+    if (duplicateIndexOf(error) === undefined) throw error;
+    if (sweepExpired && (await sweepExpired()) > 0) {
+      try {
+        return await write();
+      } catch (retryError) {
+        throw typed(retryError);
+      }
+    }
+    throw typed(error);
+  }
+}

@@ -10,7 +10,7 @@ import {
   Update,
   UpdateResult,
 } from '../collection';
-import { DuplicateKeyError, InvalidQueryError } from '../errors';
+import { InvalidQueryError, writeFreeingExpiredKeys } from '../errors';
 import { checkLimit, checkSort, checkUpdate, cleanDocument, parseFilter } from '../query';
 import { MongoFilter, mongoFilter, mongoSort, withExpiry } from './mongo-query';
 
@@ -114,28 +114,21 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     return withExpiry(mongoFilter(parseFilter(filter)), this.definition.ttl?.field, this.now());
   }
 
-  private async retryAfterSweep<R>(write: () => Promise<R>): Promise<R> {
-    try {
-      return await write();
-    } catch (error) {
-      if (!isDuplicate(error)) throw error;
-      if (this.definition.ttl && (await this.sweepExpired()) > 0) {
-        try {
-          return await write();
-        } catch (retryError) {
-          throw this.duplicateOf(retryError);
-        }
-      }
-      throw this.duplicateOf(error);
-    }
+  private retryAfterSweep<R>(write: () => Promise<R>): Promise<R> {
+    return writeFreeingExpiredKeys(
+      this.name,
+      write,
+      duplicateIndexOf,
+      this.definition.ttl ? () => this.sweepExpired() : undefined,
+    );
   }
+}
 
-  private duplicateOf(error: unknown): unknown {
-    if (!isDuplicate(error)) return error;
-    const named = /index: (\S+)/.exec(String((error as { message?: unknown }).message));
-    const index = named?.[1] === '_id_' ? 'id' : (named?.[1] ?? 'unknown');
-    return new DuplicateKeyError(this.name, index);
-  }
+/** The index an E11000 error names (`_id_` is our `id`), or `undefined` for any other error. */
+function duplicateIndexOf(error: unknown): string | undefined {
+  if (!isDuplicate(error)) return undefined;
+  const named = /index: (\S+)/.exec(String((error as { message?: unknown }).message));
+  return named?.[1] === '_id_' ? 'id' : (named?.[1] ?? 'unknown');
 }
 
 function isDuplicate(error: unknown): boolean {

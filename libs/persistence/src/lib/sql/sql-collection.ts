@@ -9,7 +9,7 @@ import {
   Update,
   UpdateResult,
 } from '../collection';
-import { DuplicateKeyError, InvalidQueryError } from '../errors';
+import { InvalidQueryError, writeFreeingExpiredKeys } from '../errors';
 import {
   applyUpdate,
   checkLimit,
@@ -183,36 +183,22 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
     return `${this.name}__${index}`;
   }
 
-  /**
-   * Runs a write; on a unique violation, removes expired documents (one may still hold the key) and tries once
-   * more. A violation that remains is a `DuplicateKeyError` naming the index.
-   */
-  private async retryAfterSweep<R>(write: () => Promise<R>): Promise<R> {
-    try {
-      return await write();
-    } catch (error) {
-      if (!uniqueViolation(error)) throw error;
-      if (this.definition.ttl && (await this.sweepExpired()) > 0) {
-        try {
-          return await write();
-        } catch (retryError) {
-          throw this.duplicateOf(retryError);
-        }
-      }
-      throw this.duplicateOf(error);
-    }
+  private retryAfterSweep<R>(write: () => Promise<R>): Promise<R> {
+    return writeFreeingExpiredKeys(
+      this.name,
+      write,
+      (error) => this.duplicateIndexOf(error),
+      this.definition.ttl ? () => this.sweepExpired() : undefined,
+    );
   }
 
-  private duplicateOf(error: unknown): unknown {
+  /** The index a unique violation names: ours are `<collection>__<index>`, the primary key is `id`. */
+  private duplicateIndexOf(error: unknown): string | undefined {
     const violation = uniqueViolation(error);
-    if (!violation) return error;
+    if (!violation) return undefined;
     const prefix = `${this.name}__`;
-    const index = violation.constraint.startsWith(prefix)
-      ? violation.constraint.slice(prefix.length)
-      : violation.constraint === `${this.name}_pkey`
-        ? 'id'
-        : violation.constraint;
-    return new DuplicateKeyError(this.name, index);
+    if (violation.constraint.startsWith(prefix)) return violation.constraint.slice(prefix.length);
+    return violation.constraint === `${this.name}_pkey` ? 'id' : violation.constraint;
   }
 }
 
