@@ -3,7 +3,7 @@
  * answering at the configured URL (so it starts its own). Then Ctrl-C, and nothing may be left running.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,13 @@ function alive(pid: number | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+function nodeOnlyPath(under: string): string {
+  const bin = join(under, 'node-only-bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(process.execPath, join(bin, 'node'));
+  return bin;
 }
 
 async function launch(env: Record<string, string>) {
@@ -107,6 +114,21 @@ describe('npm start (the dev launcher)', () => {
     expect(alive(state.redis.pid)).toBe(false);
     expect(() => readFileSync(join(dataDir, 'launcher.json'))).toThrow();
   }, 150_000);
+
+  it('says how to get Redis when none answers and redis-server is not installed', async () => {
+    const { output, exited } = await launch({
+      ...Object.fromEntries(Object.entries(ports).map(([app, port]) => [`${app}_PORT`, String(port)])),
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      DEV_DATA_DIR: dataDir,
+      // A PATH holding node and nothing else: no redis-server to be found.
+      PATH: nodeOnlyPath(dataDir),
+    });
+    expect(await exited).toBe(1);
+    const text = output.join('\n');
+    expect(text).toContain('is not answering at redis://127.0.0.1:');
+    expect(text).toContain('redis-server is not installed');
+    expect(text).toContain('sudo apt-get install redis-server');
+  }, 60_000);
 
   it('refuses to start when a port it needs is taken, and says which setting moves it', async () => {
     const blocker = createServer();

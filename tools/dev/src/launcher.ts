@@ -97,11 +97,17 @@ export class Launcher {
       '',
       `  health         ${gateway.url}/health/ready   (every app: /health/live, /health/ready, /metrics)`,
       `  Redis          ${redis.url} (${redisNote})`,
-      `  data           ${relative(WORKSPACE_ROOT, plan.dataDir) || '.'}/<app> (embedded PGlite, kept between runs)`,
+      `  data           ${shortPath(plan.dataDir)}/<app> (embedded PGlite, kept between runs)`,
       `  agent wallet   demo mnemonic (SEP-5 test vector): for demonstration only, never fund it`,
       '',
       '  Ctrl-C stops everything.',
       '',
     ];
   }
+}
+
+/** A path relative to the workspace when it is inside it, absolute otherwise. */
+function shortPath(path: string): string {
+  const inside = relative(WORKSPACE_ROOT, path);
+  return inside === '' ? '.' : inside.startsWith('..') ? path : inside;
 }

@@ -5,6 +5,7 @@ import { Body, Controller, DynamicModule, Get, Logger, Module, Post, Query } fro
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { IsLedgerAccountAddress } from '@rp/contracts';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import Redis from 'ioredis';
 import request from 'supertest';
 import { ServiceConfig } from '../config/app-config';
 import { loadConfig } from '../config/load-config';
@@ -299,5 +300,15 @@ describe('an app whose Redis does not answer', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('an app that is closed', () => {
+  it('closes its Redis connection', async () => {
+    const { app } = await start({});
+    const redis = app.get(Redis);
+    expect(await redis.ping()).toBe('PONG');
+    await app.close();
+    expect(redis.status).toBe('end');
   });
 });

@@ -46,17 +46,21 @@ export function createRedisConnection(settings: RedisSettings, connectionName: s
   return client;
 }
 
-/** Closes a client politely, or cuts it if Redis does not answer within a second. */
+/**
+ * Closes a client politely and waits until its connection has ended; cuts it if Redis does not answer in 1 s.
+ */
 export async function closeRedisConnection(client: Redis): Promise<void> {
   if (client.status === 'end') return;
   if (client.status !== 'ready') {
+    // Never connected, or between retries: stop retrying; there is no connection to wait for.
     client.disconnect();
     return;
   }
+  const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      client.quit(),
+      client.quit().then(() => ended),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error('quit timed out')), 1000);
       }),
