@@ -146,6 +146,16 @@ describe('an app built by createApp (real HTTP, real Redis)', () => {
     expect(response.body).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
   });
 
+  it('answers a body that claims gzip but is not with a 400, not a 500', async () => {
+    const response = await request(server())
+      .post('/api/v1/things')
+      .set('content-type', 'application/json')
+      .set('content-encoding', 'gzip')
+      .send('this is not gzip');
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ success: false, status: 400, code: 'BAD_REQUEST' });
+  });
+
   it('names each invalid or unexpected field in details', async () => {
     const response = await request(server())
       .post('/api/v1/things')

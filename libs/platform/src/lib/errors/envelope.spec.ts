@@ -38,6 +38,17 @@ describe('renderError', () => {
     });
   });
 
+  it('keeps the status of errors meant for the client, like a body that fails to decompress', () => {
+    const inflate = Object.assign(new Error('incorrect header check'), { status: 400, expose: true });
+    expect(renderError(inflate, 'r')).toMatchObject({
+      status: 400,
+      unexpected: false,
+      body: { code: 'BAD_REQUEST', error: 'Request could not be read: incorrect header check' },
+    });
+    const internal = Object.assign(new Error('db down'), { status: 500, expose: false });
+    expect(renderError(internal, 'r').status).toBe(500);
+  });
+
   it("turns Nest's unknown-route error into a 404 naming the route", () => {
     const rendered = renderError(new NotFoundException('Cannot GET /nope'), 'r');
     expect(rendered.body).toMatchObject({ status: 404, code: 'NOT_FOUND', error: 'No route for GET /nope' });

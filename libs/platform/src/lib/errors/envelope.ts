@@ -46,6 +46,25 @@ interface BodyParserError {
   limit?: number;
 }
 
+/** An http-errors error meant for the client (`expose`): body-parser wraps stream failures (bad gzip) this way. */
+interface ExposedHttpError {
+  status: number;
+  expose: true;
+  message: string;
+}
+
+function isExposedHttpError(error: unknown): error is ExposedHttpError {
+  const candidate = error as Partial<ExposedHttpError> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    candidate.expose === true &&
+    typeof candidate.status === 'number' &&
+    candidate.status >= 400 &&
+    candidate.status < 500
+  );
+}
+
 function isBodyParserError(error: unknown): error is BodyParserError {
   return (
     typeof error === 'object' &&
@@ -78,6 +97,14 @@ function classify(error: unknown): RenderedError {
     return {
       status: known.status,
       body: envelope(known.status, known.code, known.message(error.limit)),
+      headers: {},
+      unexpected: false,
+    };
+  }
+  if (isExposedHttpError(error)) {
+    return {
+      status: error.status,
+      body: envelope(error.status, errorCodeForStatus(error.status), `Request could not be read: ${error.message}`),
       headers: {},
       unexpected: false,
     };
