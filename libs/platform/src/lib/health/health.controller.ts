@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Logger } from '@nestjs/common';
-import { HealthCheckService, HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { ErrorCode } from '@rp/contracts';
 import { ApiError } from '../errors/api-error';
 import { READINESS_CHECKS, ReadinessCheck } from './readiness-check';
@@ -12,7 +12,6 @@ export class HealthController {
   private readonly logger = new Logger(HealthController.name);
 
   constructor(
-    private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
   ) {}
