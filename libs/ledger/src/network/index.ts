@@ -1,0 +1,4 @@
+export * from './addresses';
+export * from './endpoints';
+export * from './ledger-network';
+export * from './usdc';

@@ -1,0 +1,48 @@
+import { rpc } from '@stellar/stellar-sdk';
+
+export interface RpcEndpoint {
+  url: string;
+  /** URL origin: the only part of the URL that goes into metrics and errors (paths may embed API keys). */
+  origin: string;
+  server: rpc.Server;
+  restUntil: number;
+}
+
+/**
+ * The primary RPC and its fallbacks, in order. A failing endpoint rests for `cooldownMs`; meanwhile calls go to
+ * the next one. When every endpoint rests, the one that comes back first is used rather than failing outright.
+ */
+export class EndpointPool {
+  readonly endpoints: readonly RpcEndpoint[];
+
+  constructor(
+    urls: readonly string[],
+    private readonly cooldownMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.endpoints = [...new Set(urls)].map((url) => {
+      const server = new rpc.Server(url, { allowHttp: url.startsWith('http://') });
+      return { url, origin: new URL(url).origin, server, restUntil: 0 };
+    });
+  }
+
+  /** Applies the per-request deadline to the SDK's HTTP client, so a hung socket is torn down, not leaked. */
+  setRequestTimeout(timeoutMs: number): void {
+    for (const endpoint of this.endpoints) endpoint.server.httpClient.defaults.timeout = timeoutMs;
+  }
+
+  pick(): RpcEndpoint {
+    const now = this.now();
+    const ready = this.endpoints.find((endpoint) => endpoint.restUntil <= now);
+    if (ready) return ready;
+    return this.endpoints.reduce((soonest, endpoint) => (endpoint.restUntil < soonest.restUntil ? endpoint : soonest));
+  }
+
+  rest(endpoint: RpcEndpoint): void {
+    endpoint.restUntil = this.now() + this.cooldownMs;
+  }
+
+  recovered(endpoint: RpcEndpoint): void {
+    endpoint.restUntil = 0;
+  }
+}

@@ -1,0 +1,182 @@
+import type { LedgerNetwork } from '@rp/contracts';
+import type { Account, FeeBumpTransaction, Transaction, rpc, xdr } from '@stellar/stellar-sdk';
+import type { Registry } from 'prom-client';
+import { networkPassphrase } from '../network/ledger-network';
+import { backoffDelay, sleep, withDeadline } from './backoff';
+import { EndpointPool, type RpcEndpoint } from './endpoint-pool';
+import { type AttemptFailure, LedgerRpcError, NetworkMismatchError, classifyFailure } from './rpc-errors';
+import { RpcMetrics } from './rpc-metrics';
+
+export interface LedgerRpcOptions {
+  /** Primary RPC (`CONTRACT_RPC_URL`). */
+  rpcUrl: string;
+  /** Tried in order when the primary does not answer. */
+  fallbackRpcUrls?: readonly string[];
+  /** Deadline of one attempt; default 10 s. */
+  timeoutMs?: number;
+  /** Attempts per call, the first included; default 3. */
+  maxAttempts?: number;
+  /** First backoff step; doubles per attempt, jittered; default 250 ms. */
+  backoffMs?: number;
+  /** How long a failing endpoint is skipped; default 30 s. */
+  cooldownMs?: number;
+  registry?: Registry;
+  network?: LedgerNetwork;
+}
+
+/** getLedgerEntries accepts at most this many keys per request. */
+export const LEDGER_ENTRIES_PER_REQUEST = 200;
+
+const TRY_AGAIN_LATER: AttemptFailure = {
+  kind: 'try-again-later',
+  retryable: true,
+  failover: false,
+  detail: 'status TRY_AGAIN_LATER',
+};
+
+interface CallPolicy<T> {
+  /** A successful answer that still asks to be resent (sendTransaction's TRY_AGAIN_LATER). */
+  retryAnswer?: (answer: T) => AttemptFailure | undefined;
+}
+
+/**
+ * The ledger RPC as the SDK's `rpc.Server` sees it, plus what production needs: per-attempt deadline, retries
+ * with backoff on transport failures, failover to fallback URLs, and latency metrics per method and endpoint.
+ */
+export class LedgerRpc {
+  readonly network?: LedgerNetwork;
+  private readonly pool: EndpointPool;
+  private readonly metrics?: RpcMetrics;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoffMs: number;
+  private passphrase?: Promise<string>;
+
+  constructor(options: LedgerRpcOptions) {
+    this.network = options.network;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+    this.backoffMs = options.backoffMs ?? 250;
+    this.pool = new EndpointPool([options.rpcUrl, ...(options.fallbackRpcUrls ?? [])], options.cooldownMs ?? 30_000);
+    this.pool.setRequestTimeout(this.timeoutMs);
+    this.metrics = options.registry ? new RpcMetrics(options.registry) : undefined;
+  }
+
+  getHealth(): Promise<rpc.Api.GetHealthResponse> {
+    return this.call('getHealth', (server) => server.getHealth());
+  }
+
+  getNetwork(): Promise<rpc.Api.GetNetworkResponse> {
+    return this.call('getNetwork', (server) => server.getNetwork());
+  }
+
+  getLatestLedger(): Promise<rpc.Api.GetLatestLedgerResponse> {
+    return this.call('getLatestLedger', (server) => server.getLatestLedger());
+  }
+
+  /** Splits into requests of 200 keys (the RPC's limit), sent together, and merges the entries. */
+  async getLedgerEntries(keys: readonly xdr.LedgerKey[]): Promise<rpc.Api.GetLedgerEntriesResponse> {
+    if (keys.length <= LEDGER_ENTRIES_PER_REQUEST) {
+      return this.call('getLedgerEntries', (server) => server.getLedgerEntries(...keys));
+    }
+    const chunks: xdr.LedgerKey[][] = [];
+    for (let i = 0; i < keys.length; i += LEDGER_ENTRIES_PER_REQUEST) {
+      chunks.push(keys.slice(i, i + LEDGER_ENTRIES_PER_REQUEST));
+    }
+    const answers = await Promise.all(
+      chunks.map((chunk) => this.call('getLedgerEntries', (server) => server.getLedgerEntries(...chunk))),
+    );
+    // The merged view is only as fresh as its oldest chunk.
+    return {
+      entries: answers.flatMap((answer) => answer.entries),
+      latestLedger: Math.min(...answers.map((answer) => answer.latestLedger)),
+    };
+  }
+
+  /** The account with its current sequence; the SDK throws "Account not found" (not retried) when it does not exist. */
+  getAccount(address: string): Promise<Account> {
+    return this.call('getAccount', (server) => server.getAccount(address));
+  }
+
+  simulateTransaction(tx: Transaction | FeeBumpTransaction): Promise<rpc.Api.SimulateTransactionResponse> {
+    return this.call('simulateTransaction', (server) => server.simulateTransaction(tx));
+  }
+
+  /**
+   * Resends the same signed envelope on transport failures and TRY_AGAIN_LATER: same hash, so a copy that did
+   * arrive comes back as DUPLICATE rather than running twice.
+   */
+  sendTransaction(tx: Transaction | FeeBumpTransaction): Promise<rpc.Api.SendTransactionResponse> {
+    return this.call('sendTransaction', (server) => server.sendTransaction(tx), {
+      retryAnswer: (answer) => (answer.status === 'TRY_AGAIN_LATER' ? TRY_AGAIN_LATER : undefined),
+    });
+  }
+
+  getTransaction(hash: string): Promise<rpc.Api.GetTransactionResponse> {
+    return this.call('getTransaction', (server) => server.getTransaction(hash));
+  }
+
+  getEvents(request: rpc.Api.GetEventsRequest): Promise<rpc.Api.GetEventsResponse> {
+    return this.call('getEvents', (server) => server.getEvents(request));
+  }
+
+  /** The configured network's passphrase, else the one the RPC reports (asked once). */
+  networkPassphrase(): Promise<string> {
+    if (this.network) return Promise.resolve(networkPassphrase(this.network));
+    this.passphrase ??= this.getNetwork().then(
+      (answer) => answer.passphrase,
+      (error: unknown) => {
+        this.passphrase = undefined;
+        throw error;
+      },
+    );
+    return this.passphrase;
+  }
+
+  /** Fails with `NetworkMismatchError` when the RPC serves another network than `options.network`. */
+  async assertNetwork(): Promise<void> {
+    if (!this.network) throw new Error('LedgerRpc.assertNetwork needs the `network` option');
+    const expected = networkPassphrase(this.network);
+    const { passphrase } = await this.getNetwork();
+    if (passphrase !== expected) throw new NetworkMismatchError(expected, passphrase);
+  }
+
+  private async call<T>(
+    method: string,
+    send: (server: rpc.Server) => Promise<T>,
+    policy: CallPolicy<T> = {},
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const endpoint = this.pool.pick();
+      const started = performance.now();
+      let failure: AttemptFailure | undefined;
+      try {
+        const answer = await withDeadline(send(endpoint.server), this.timeoutMs);
+        failure = policy.retryAnswer?.(answer);
+        this.observe(method, endpoint, failure?.kind ?? 'success', started);
+        if (!failure) {
+          this.pool.recovered(endpoint);
+          return answer;
+        }
+      } catch (error) {
+        failure = classifyFailure(error);
+        this.observe(method, endpoint, failure?.kind ?? 'error', started);
+        if (!failure) throw error;
+        if (failure.failover) this.pool.rest(endpoint);
+      }
+      if (!failure.retryable || attempt >= this.maxAttempts) {
+        throw new LedgerRpcError(failure, method, endpoint.origin, attempt);
+      }
+      await sleep(backoffDelay(attempt, this.backoffMs));
+    }
+  }
+
+  private observe(
+    method: string,
+    endpoint: RpcEndpoint,
+    outcome: Parameters<RpcMetrics['observe']>[2],
+    started: number,
+  ): void {
+    this.metrics?.observe(method, endpoint.origin, outcome, (performance.now() - started) / 1000);
+  }
+}

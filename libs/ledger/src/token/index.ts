@@ -1,0 +1,2 @@
+export * from './token-amount';
+export * from './token-client';

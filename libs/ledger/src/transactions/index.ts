@@ -1,0 +1,4 @@
+export * from './build-invocation';
+export * from './contract-errors';
+export * from './simulate';
+export * from './submit';

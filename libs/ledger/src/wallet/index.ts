@@ -1,0 +1,3 @@
+export * from './ledger-wallet';
+export { InvalidMnemonicError, isValidMnemonic } from './mnemonic';
+export { InvalidDerivationIndexError } from './slip10';
