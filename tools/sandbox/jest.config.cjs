@@ -1,0 +1,1 @@
+module.exports = { displayName: 'sandbox', preset: '../../jest.preset.js', rootDir: __dirname };

@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export class BodyTooLargeError extends Error {}
+export class BodySyntaxError extends Error {}
+
+export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Keep draining so the client still gets our answer instead of a reset connection.
+      if (size <= limitBytes) chunks.push(chunk);
+    });
+    req.on('end', () =>
+      size > limitBytes
+        ? reject(new BodyTooLargeError(`body over ${limitBytes} bytes`))
+        : resolve(Buffer.concat(chunks)),
+    );
+    req.on('error', reject);
+  });
+}
+
+/** Splits the router's path into path and query; the query may instead live only in `req.url`. */
+export function splitPath(req: IncomingMessage, path: string): { path: string; query: URLSearchParams } {
+  const at = path.indexOf('?');
+  const pathOnly = at >= 0 ? path.slice(0, at) : path;
+  const query = at >= 0 ? path.slice(at + 1) : ((req.url ?? '').split('?')[1] ?? '');
+  return { path: pathOnly, query: new URLSearchParams(query) };
+}
+
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export function parseJsonObject(body: Buffer): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new BodySyntaxError(error instanceof Error ? error.message : String(error));
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new BodySyntaxError('not an object');
+  return value as Record<string, unknown>;
+}
+
+export function parseForm(body: Buffer): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(body.toString('utf8')));
+}
+
+/** Text fields of a multipart/form-data body; file parts are kept as their text too, which is all we log. */
+export function parseMultipart(req: IncomingMessage, body: Buffer): Record<string, string> {
+  const boundary = /boundary="?([^";]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1];
+  if (!boundary) throw new BodySyntaxError('multipart without boundary');
+  const fields: Record<string, string> = {};
+  for (const part of body.toString('utf8').split(`--${boundary}`)) {
+    const split = part.indexOf('\r\n\r\n');
+    if (split < 0) continue;
+    const name = /name="([^"]*)"/i.exec(part.slice(0, split))?.[1];
+    if (name !== undefined) fields[name] = part.slice(split + 4).replace(/\r\n$/, '');
+  }
+  return fields;
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** Remaining count of an injected fault; deletes it once used up. */
+export function takeFault<K, F extends { count: number }>(faults: Map<K, F>, ...keys: K[]): F | undefined {
+  for (const key of keys) {
+    const fault = faults.get(key);
+    if (!fault) continue;
+    fault.count -= 1;
+    if (fault.count <= 0) faults.delete(key);
+    return fault;
+  }
+  return undefined;
+}

@@ -1,0 +1,1 @@
+export { BLEND_POOL_CONTRACT, blendPoolContract } from './contract';

@@ -1,0 +1,1 @@
+export { ORACLE_CONTRACT, oracleContract } from './oracle.contract';

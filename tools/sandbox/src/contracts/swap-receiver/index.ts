@@ -1,0 +1,1 @@
+export { SWAP_RECEIVER_CONTRACT, quoteSwap, swapReceiverContract } from './swap-receiver.contract';

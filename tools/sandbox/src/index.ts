@@ -1,0 +1,15 @@
+export { startSandbox } from './sandbox';
+export type { RunningSandbox, SandboxOptions } from './sandbox';
+export { SandboxLedger } from './ledger/sandbox-ledger';
+export type { SubmitOutcome } from './ledger/sandbox-ledger';
+export { defineContractKind, ContractError } from './ledger/host/native-contract';
+export type { ContractEnv, NativeContract, NativeContractKind } from './ledger/host/native-contract';
+export { ChannelStandIns } from './channels';
+export { SandboxSetup, SANDBOX_ADMIN, UNIT } from './control/sandbox-setup';
+export { DEMO_ACCOUNTS, DEMO_PRICES, DEMO_WALLETS, SCENARIOS } from './scenario';
+export type { DemoWallet, LoadedScenario, ScenarioName } from './scenario';
+export { trustSandboxCertificate } from './server/trust';
+export { TOKEN_CONTRACT } from './contracts/token';
+export { BLEND_POOL_CONTRACT } from './contracts/blend-pool';
+export { ORACLE_CONTRACT } from './contracts/oracle';
+export { SWAP_RECEIVER_CONTRACT } from './contracts/swap-receiver';

@@ -1,0 +1,234 @@
+import { EventEmitter } from 'node:events';
+import { Address, Keypair, Networks, StrKey, hash, xdr } from '@stellar/stellar-sdk';
+import { networkIdOf } from './host/authorization';
+import { PERSISTENT_TTL } from './host/invocation';
+import type { NativeContractKind } from './host/native-contract';
+import { executeHostFunction, type Execution, type ExecutionSettings } from './execution';
+import { LedgerHistory, type ClosedLedger, type TransactionRecord } from './ledger-history';
+import { applyTransaction } from './transactions/apply';
+import { MalformedEnvelopeError, checkEnvelope, parseEnvelope, type ParsedEnvelope, type RejectionCode } from './transactions/envelope';
+import { rejectionResult } from './transactions/results';
+import { accountEntry, accountKey, contractCodeKey, contractDataEntry, contractInstanceKey, readAccount, storedEntry, type AccountState } from './state/entries';
+import { LedgerState, StateOverlay, entryKeyOf, type StoredEntry } from './state/ledger-state';
+
+export interface SandboxLedgerOptions {
+  /** Network passphrase; the sandbox answers as testnet. */
+  readonly passphrase?: string;
+  /** Clock in milliseconds, for close times. */
+  readonly now?: () => number;
+}
+
+export type SubmitOutcome =
+  | { readonly status: 'PENDING' | 'DUPLICATE'; readonly hash: string }
+  | { readonly status: 'TRY_AGAIN_LATER'; readonly hash: string }
+  | { readonly status: 'ERROR'; readonly hash: string; readonly code: RejectionCode; readonly errorResult: xdr.TransactionResult };
+
+/** The account contracts are deployed from: deterministic addresses for the same salt. */
+const DEPLOYER = Keypair.fromRawEd25519Seed(hash(Buffer.from('rp-sandbox-deployer'))).publicKey();
+
+/**
+ * The sandbox ledger: committed state, the queue of accepted transactions and the ledger history. Transactions
+ * enter through `submit` (validated as stellar-core would), wait in the queue and are applied when `closeLedger`
+ * runs, on a timer or on demand.
+ */
+export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
+  readonly passphrase: string;
+  readonly networkId: Buffer;
+  private readonly now: () => number;
+  private readonly state = new LedgerState();
+  private readonly kinds = new Map<string, NativeContractKind>();
+  private readonly queue: ParsedEnvelope[] = [];
+  private history: LedgerHistory;
+
+  constructor(options: SandboxLedgerOptions = {}) {
+    super();
+    this.passphrase = options.passphrase ?? Networks.TESTNET;
+    this.networkId = networkIdOf(this.passphrase);
+    this.now = options.now ?? Date.now;
+    this.history = new LedgerHistory(this.nowSeconds());
+  }
+
+  get latest(): ClosedLedger {
+    return this.history.latest;
+  }
+
+  get oldest(): ClosedLedger {
+    return this.history.oldest;
+  }
+
+  get pendingCount(): number {
+    return this.queue.length;
+  }
+
+  recentLedgers(count: number): readonly ClosedLedger[] {
+    return this.history.recentLedgers(count);
+  }
+
+  get events() {
+    return this.history;
+  }
+
+  /** Creates the account with `stroops` of the native asset, or adds them to an existing account. */
+  fundAccount(address: string, stroops: bigint): AccountState {
+    if (!StrKey.isValidEd25519PublicKey(address)) throw new Error(`not an account address: ${address}`);
+    const existing = readAccount(this.state, address);
+    const account: AccountState = existing
+      ? { ...existing, balance: existing.balance + stroops }
+      : {
+          address,
+          balance: stroops,
+          sequence: BigInt(this.latest.sequence) << 32n,
+          masterWeight: 1,
+          thresholds: { low: 0, medium: 0, high: 0 },
+          signers: [],
+        };
+    this.state.put(accountKey(address), storedEntry(accountEntry(account), this.latest.sequence));
+    return account;
+  }
+
+  account(address: string): AccountState | undefined {
+    return readAccount(this.state, address);
+  }
+
+  /** Deploys a native contract at the address the real network derives from the deployer and salt (or a given one). */
+  deployContract(
+    kind: NativeContractKind,
+    options: { salt?: string; address?: string; constructorArgs?: readonly xdr.ScVal[] } = {},
+  ): string {
+    const salt = hash(Buffer.from(options.salt ?? `${kind.name}:${this.state.size}`));
+    const preimage = xdr.HashIdPreimage.envelopeTypeContractId(
+      new xdr.HashIdPreimageContractId({
+        networkId: this.networkId,
+        contractIdPreimage: xdr.ContractIdPreimage.contractIdPreimageFromAddress(
+          new xdr.ContractIdPreimageFromAddress({ address: new Address(DEPLOYER).toScAddress(), salt }),
+        ),
+      }),
+    );
+    // A fixed address lets the sandbox stand in for a known contract, e.g. the network's USDC.
+    const address = options.address ?? StrKey.encodeContract(hash(preimage.toXDR()));
+    if (this.state.get(contractInstanceKey(address))) throw new Error(`contract ${address} already exists`);
+    this.kinds.set(kind.wasmHash.toString('hex'), kind);
+    const sequence = this.latest.sequence;
+    const liveUntil = sequence + PERSISTENT_TTL;
+    const code = xdr.LedgerEntryData.contractCode(
+      new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: kind.wasmHash, code: Buffer.from(kind.name) }),
+    );
+    this.state.put(contractCodeKey(kind.wasmHash), storedEntry(code, sequence, liveUntil));
+    const instance = xdr.ScVal.scvContractInstance(
+      new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableWasm(kind.wasmHash), storage: [] }),
+    );
+    const entry = contractDataEntry(address, xdr.ScVal.scvLedgerKeyContractInstance(), 'persistent', instance);
+    this.state.put(contractInstanceKey(address), storedEntry(entry, sequence, liveUntil));
+    if (options.constructorArgs) this.invokePrivileged(address, '__constructor', options.constructorArgs);
+    return address;
+  }
+
+  /** A contract call outside any transaction in which every authorization passes: sandbox setup only. */
+  invokePrivileged(contract: string, fn: string, args: readonly xdr.ScVal[]): xdr.ScVal {
+    const overlay = new StateOverlay(this.state);
+    const execution = executeHostFunction(overlay, invokeContract(contract, fn, args), [], this.settings(undefined), 'privileged');
+    if (execution.error) throw execution.error;
+    overlay.commitTo(this.state);
+    return execution.returnValue ?? xdr.ScVal.scvVoid();
+  }
+
+  /** A read-only call on committed state (no authorization passes, nothing is kept). */
+  view(contract: string, fn: string, args: readonly xdr.ScVal[]): xdr.ScVal {
+    const execution = executeHostFunction(new StateOverlay(this.state), invokeContract(contract, fn, args), [], this.settings(undefined));
+    if (execution.error) throw execution.error;
+    return execution.returnValue ?? xdr.ScVal.scvVoid();
+  }
+
+  entry(key: xdr.LedgerKey): StoredEntry | undefined {
+    const stored = this.state.get(entryKeyOf(key));
+    if (stored?.liveUntil !== undefined && stored.liveUntil < this.latest.sequence) return undefined;
+    return stored;
+  }
+
+  /** `sendTransaction`: validates against the current state and queues for the next ledger. */
+  submit(envelopeXdr: string): SubmitOutcome {
+    const parsed = parseEnvelope(envelopeXdr, this.passphrase);
+    if (this.history.transaction(parsed.hash) || this.queue.some((queued) => queued.hash === parsed.hash)) {
+      return { status: 'DUPLICATE', hash: parsed.hash };
+    }
+    // Like stellar-core, one transaction per source account waits in the queue at a time.
+    if (this.queue.some((queued) => queued.inner.source === parsed.inner.source)) {
+      return { status: 'TRY_AGAIN_LATER', hash: parsed.hash };
+    }
+    const code = checkEnvelope(parsed, this.state, this.nextCloseTime());
+    if (code) return { status: 'ERROR', hash: parsed.hash, code, errorResult: rejectionResult(code) };
+    this.queue.push(parsed);
+    return { status: 'PENDING', hash: parsed.hash };
+  }
+
+  /** `simulateTransaction` on the next ledger: never changes state. */
+  simulate(envelopeXdr: string): Execution {
+    const parsed = parseEnvelope(envelopeXdr, this.passphrase);
+    if (!parsed.hostFunction || parsed.operationCount !== 1) {
+      throw new MalformedEnvelopeError('a simulated transaction must hold exactly one invokeHostFunction operation');
+    }
+    const source = parsed.inner.operations[0].source ?? parsed.inner.source;
+    return executeHostFunction(new StateOverlay(this.state), parsed.hostFunction, parsed.auth, this.settings(source));
+  }
+
+  /** The hash a submitted envelope is known by. */
+  hashOf(envelopeXdr: string): string {
+    return parseEnvelope(envelopeXdr, this.passphrase).hash;
+  }
+
+  transaction(hash: string): TransactionRecord | undefined {
+    return this.history.transaction(hash);
+  }
+
+  /** Applies the queued transactions in arrival order and closes the next ledger. */
+  closeLedger(): ClosedLedger {
+    const closeTime = this.nextCloseTime();
+    const sequence = this.latest.sequence + 1;
+    const applied: TransactionRecord[] = [];
+    for (const parsed of this.queue.splice(0)) {
+      if (checkEnvelope(parsed, this.state, closeTime)) continue; // no longer valid: dropped, as core drops it
+      const record = applyTransaction(this.state, parsed, {
+        ...this.settings(parsed.inner.operations[0].source ?? parsed.inner.source),
+        sequence,
+        timestamp: closeTime,
+        applicationOrder: applied.length + 1,
+      });
+      applied.push(record);
+    }
+    const ledger = this.history.close(closeTime, applied);
+    this.emit('close', ledger);
+    return ledger;
+  }
+
+  /** Forgets everything: state, queue, history. Registered contract kinds stay known. */
+  reset(): void {
+    this.state.clear();
+    this.queue.length = 0;
+    this.history = new LedgerHistory(this.nowSeconds());
+  }
+
+  private settings(sourceAccount: string | undefined): ExecutionSettings {
+    return {
+      networkId: this.networkId,
+      sequence: this.latest.sequence + 1,
+      timestamp: this.nextCloseTime(),
+      kinds: this.kinds,
+      sourceAccount,
+    };
+  }
+
+  private nextCloseTime(): bigint {
+    const now = this.nowSeconds();
+    return now > this.latest.closeTime ? now : this.latest.closeTime;
+  }
+
+  private nowSeconds(): bigint {
+    return BigInt(Math.floor(this.now() / 1000));
+  }
+}
+
+function invokeContract(contract: string, fn: string, args: readonly xdr.ScVal[]): xdr.HostFunction {
+  return xdr.HostFunction.hostFunctionTypeInvokeContract(
+    new xdr.InvokeContractArgs({ contractAddress: new Address(contract).toScAddress(), functionName: fn, args: [...args] }),
+  );
+}
