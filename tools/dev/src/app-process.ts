@@ -16,6 +16,10 @@ export interface AppProcessOptions {
   pretty?: boolean;
   /** Name to prefix lines with; the app name by default. */
   label?: string;
+  /** Script to run instead of `run-app.cjs <app>` (the sandbox has its own). */
+  script?: string;
+  /** Path answering 200 once the process is ready; `/health/ready` by default. */
+  readyPath?: string;
 }
 
 /**
@@ -34,7 +38,8 @@ export class AppProcess {
     this.app = options.app;
     this.port = options.port;
     this.url = `http://127.0.0.1:${options.port}`;
-    this.child = spawn(process.execPath, [RUN_APP, options.app], {
+    const command = options.script ? [options.script] : [RUN_APP, options.app];
+    this.child = spawn(process.execPath, command, {
       cwd: WORKSPACE_ROOT,
       env: { ...process.env, ...options.env, PORT: String(options.port), RP_DEV_LAUNCHER: '1' },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -71,7 +76,7 @@ export class AppProcess {
     return this.exited;
   }
 
-  /** Waits until `/health/ready` answers 200. Rejects if the process ends first or time runs out. */
+  /** Waits until the ready path answers 200. Rejects if the process ends first or time runs out. */
   async waitReady(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let ended = false;
@@ -79,7 +84,9 @@ export class AppProcess {
     while (Date.now() < deadline) {
       if (ended) throw new Error(`${this.app} exited with code ${this.child.exitCode} before it was ready`);
       try {
-        const response = await fetch(`${this.url}/health/ready`, { signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`${this.url}${this.options.readyPath ?? '/health/ready'}`, {
+          signal: AbortSignal.timeout(2000),
+        });
         if (response.ok) return;
       } catch {
         // not listening yet

@@ -35,4 +35,31 @@ describe('planLaunch', () => {
       'TXB_PORT must be an integer between 1 and 65535 (got "x")',
     );
   });
+
+  it('points every app at the sandbox: ledger RPC, payment settings, watched pool, Telegram and SMTP', () => {
+    const sandbox = {
+      url: 'http://127.0.0.1:4000',
+      smtpPort: 2525,
+      pool: 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA',
+      paymentReceiver: 'GAPMJUV2OZVYU6OOY3JDTYRXHA5NB2W6YAIHSWYBCPQJ7IJKIL63BS3M',
+      sponsorSecret: 'SDEXY3XXMA73JSDZ2S5GBDZUZP2YLAVVQRXFA5WPFGKCNCDVJNZRE26N',
+    };
+    const env = Object.fromEntries(
+      planLaunch({}, redis, sandbox).apps.map(({ slot, env: appEnv }) => [slot.app, appEnv]),
+    );
+    for (const app of ['subscription', 'txb', 'notifications', 'agent']) {
+      expect(env[app]['CONTRACT_RPC_URL']).toBe('http://127.0.0.1:4000/rpc');
+    }
+    expect(env['subscription']).toMatchObject({
+      X402_PAYMENT_ADDRESS_LEDGER: sandbox.paymentReceiver,
+      X402_FACILITATOR_LEDGER_SECRET_KEY: sandbox.sponsorSecret,
+      X402_LEDGER_NETWORK: 'ledger:testnet',
+    });
+    expect(env['notifications']).toMatchObject({
+      RMS_POOLS: sandbox.pool,
+      MESSENGER_API_URL: 'http://127.0.0.1:4000/telegram',
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: '2525',
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { DEMO_WALLETS } from '@rp/sandbox';
 import { WORKSPACE_ROOT } from './app-process';
 
 export interface AppSlot {
@@ -33,10 +34,26 @@ export const APP_SLOTS: readonly AppSlot[] = [
 ];
 
 /**
- * The agent needs a wallet. Under the launcher it gets this one: the first SEP-5 test vector, public knowledge,
- * for demonstration only. Never fund it on a real network.
+ * The agent needs a wallet. Under the launcher it gets the sandbox's endangered demo wallet: a SEP-5 test vector,
+ * public knowledge, for demonstration only. Never fund it on a real network.
  */
-export const DEMO_AGENT_MNEMONIC = 'illness spike retreat truth genius clock brain pass fit cave bargain toe';
+export const DEMO_AGENT_MNEMONIC = DEMO_WALLETS.endangered.mnemonic;
+
+/** The sandbox's ports (tools/sandbox), each movable by its variable. */
+export const SANDBOX_PORTS = [
+  { variable: 'SANDBOX_PORT', defaultPort: 4000, serves: 'page, control API, RPC, Telegram, webhooks' },
+  { variable: 'SANDBOX_TLS_PORT', defaultPort: 4443, serves: 'the same over HTTPS (loopback certificate)' },
+  { variable: 'SANDBOX_SMTP_PORT', defaultPort: 2525, serves: 'SMTP sink' },
+] as const;
+
+/** What the running sandbox tells the launcher (GET /control/scenario) and the apps are pointed at. */
+export interface SandboxEndpoints {
+  url: string;
+  smtpPort: number;
+  pool: string;
+  paymentReceiver: string;
+  sponsorSecret: string;
+}
 
 export interface LaunchPlan {
   dataDir: string;
@@ -44,38 +61,52 @@ export interface LaunchPlan {
   apps: { slot: AppSlot; port: number; env: Record<string, string> }[];
 }
 
-function portOf(env: NodeJS.ProcessEnv, slot: AppSlot): number {
-  const raw = env[slot.portVariable];
-  if (raw === undefined || raw === '') return slot.defaultPort;
+export function portOf(env: NodeJS.ProcessEnv, variable: string, defaultPort: number): number {
+  const raw = env[variable];
+  if (raw === undefined || raw === '') return defaultPort;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new Error(`${slot.portVariable} must be an integer between 1 and 65535 (got "${raw}")`);
+    throw new Error(`${variable} must be an integer between 1 and 65535 (got "${raw}")`);
   }
   return port;
 }
 
-/** Ports, data folders and settings of every app, from the launcher's environment and the Redis in use. */
-export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string): LaunchPlan {
+/** Ports, data folders and settings of every app, from the launcher's environment, the Redis and the sandbox. */
+export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: SandboxEndpoints): LaunchPlan {
   const dataDir = resolve(WORKSPACE_ROOT, env['DEV_DATA_DIR'] || '.data');
   const readyTimeoutMs = Number(env['DEV_READY_TIMEOUT_MS'] || 90_000);
-  const ports = Object.fromEntries(APP_SLOTS.map((slot) => [slot.app, portOf(env, slot)]));
+  const ports = Object.fromEntries(
+    APP_SLOTS.map((slot) => [slot.app, portOf(env, slot.portVariable, slot.defaultPort)]),
+  );
   const local = (app: string) => `http://127.0.0.1:${ports[app]}`;
+  const rpcUrl = sandbox ? `${sandbox.url}/rpc` : 'http://127.0.0.1:4000/rpc';
   const shared = { HOST: '127.0.0.1', REDIS_URL: redisUrl, NODE_ENV: 'development' };
+  const ledger = { CONTRACT_RPC_URL: rpcUrl };
   const specific: Record<string, Record<string, string>> = {
     gateway: {
       SUBSCRIPTION_URL: local('subscription'),
       TXB_URL: local('txb'),
       NOTIFICATIONS_URL: local('notifications'),
     },
-    subscription: { X402_LEDGER_NETWORK: 'ledger:testnet' },
-    txb: {},
-    notifications: {},
-    agent: {
-      LEDGER_MNEMONIC: DEMO_AGENT_MNEMONIC,
-      // The ledger stand-in's address (tools/sandbox); the agent reads nothing from it yet.
-      CONTRACT_RPC_URL: 'http://127.0.0.1:4000/rpc',
-      SERVICE_BASE_URL: local('gateway'),
+    subscription: {
+      X402_LEDGER_NETWORK: 'ledger:testnet',
+      ...ledger,
+      ...(sandbox && {
+        X402_PAYMENT_ADDRESS_LEDGER: sandbox.paymentReceiver,
+        X402_FACILITATOR_LEDGER_SECRET_KEY: sandbox.sponsorSecret,
+      }),
     },
+    txb: { ...ledger },
+    notifications: {
+      ...ledger,
+      ...(sandbox && {
+        RMS_POOLS: sandbox.pool,
+        MESSENGER_API_URL: `${sandbox.url}/telegram`,
+        SMTP_HOST: '127.0.0.1',
+        SMTP_PORT: String(sandbox.smtpPort),
+      }),
+    },
+    agent: { LEDGER_MNEMONIC: DEMO_AGENT_MNEMONIC, ...ledger, SERVICE_BASE_URL: local('gateway') },
   };
   return {
     dataDir,

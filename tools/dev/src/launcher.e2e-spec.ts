@@ -55,7 +55,18 @@ describe('npm start (the dev launcher)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'rp-launcher-'));
-    for (const app of ['GATEWAY', 'SUBSCRIPTION', 'TXB', 'NOTIFICATIONS', 'AGENT']) ports[app] = await freePort();
+    for (const app of [
+      'GATEWAY',
+      'SUBSCRIPTION',
+      'TXB',
+      'NOTIFICATIONS',
+      'AGENT',
+      'SANDBOX',
+      'SANDBOX_TLS',
+      'SANDBOX_SMTP',
+    ]) {
+      ports[app] = await freePort();
+    }
   });
 
   afterAll(async () => {
@@ -106,12 +117,24 @@ describe('npm start (the dev launcher)', () => {
     }
     expect((await fetch(`http://127.0.0.1:${ports['AGENT']}/health`)).status).toBe(200);
 
+    // The sandbox runs first with the demo scenario; the banner shows its page.
+    const sandboxUrl = `http://127.0.0.1:${ports['SANDBOX']}`;
+    expect(output.join('\n')).toContain(`sandbox        ${sandboxUrl}/`);
+    expect(output.join('\n')).toContain('mnemonic (DEMO ONLY, sandbox money)');
+    const page = await fetch(`${sandboxUrl}/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Demo Pool');
+    expect(html).toContain('demo wallet (near danger');
+    expect(alive(state.sandbox.pid)).toBe(true);
+
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(output.join('\n')).toContain('stopped.');
     for (const app of state.apps)
       expect({ app: app.app, alive: alive(app.pid) }).toEqual({ app: app.app, alive: false });
     expect(alive(state.redis.pid)).toBe(false);
+    expect(alive(state.sandbox.pid)).toBe(false);
     expect(() => readFileSync(join(dataDir, 'launcher.json'))).toThrow();
   }, 150_000);
 

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { AppProcess, WORKSPACE_ROOT } from './app-process';
-import { LaunchPlan, planLaunch } from './launch-plan';
+import { LaunchPlan, SANDBOX_PORTS, SandboxEndpoints, planLaunch, portOf } from './launch-plan';
 import { isPortFree } from './ports';
 import { RedisHandle, ensureRedis } from './redis';
 
@@ -16,6 +16,7 @@ export interface LauncherOptions {
 export interface LauncherState {
   pid: number;
   redis: { url: string; pid?: number };
+  sandbox: { url: string; pid?: number };
   apps: { app: string; url: string; pid?: number }[];
 }
 
@@ -23,6 +24,8 @@ export interface LauncherState {
 export class Launcher {
   private redis?: RedisHandle;
   private processes: AppProcess[] = [];
+  private sandbox?: AppProcess;
+  private sandboxEndpoints?: SandboxEndpoints & { wallets: { label: string; mnemonic: string; address: string }[] };
   private plan?: LaunchPlan;
   private stopping?: Promise<void>;
 
@@ -39,10 +42,21 @@ export class Launcher {
         throw new Error(`port ${port} for ${slot.app} is in use; free it or set ${slot.portVariable} to another port`);
       }
     }
+    const sandboxPorts = SANDBOX_PORTS.map(({ variable, defaultPort }) => ({
+      variable,
+      port: portOf(this.options.env, variable, defaultPort),
+    }));
+    for (const { variable, port } of sandboxPorts) {
+      if (!(await isPortFree(port)))
+        throw new Error(`port ${port} for the sandbox is in use; free it or set ${variable} to another port`);
+    }
     this.redis = await ensureRedis(redisUrl);
     if (this.redis.process)
       this.options.print(`Redis was not answering at ${redisUrl}; started one at ${this.redis.url}`);
-    const finalPlan = planLaunch(this.options.env, this.redis.url);
+    const endpoints = await this.startSandbox(
+      Object.fromEntries(sandboxPorts.map(({ variable, port }) => [variable, String(port)])),
+    );
+    const finalPlan = planLaunch(this.options.env, this.redis.url, endpoints);
     this.plan = finalPlan;
     mkdirSync(finalPlan.dataDir, { recursive: true });
 
@@ -54,15 +68,47 @@ export class Launcher {
     const state: LauncherState = {
       pid: process.pid,
       redis: { url: this.redis.url, pid: this.redis.process?.pid },
+      sandbox: { url: endpoints.url, pid: this.sandbox?.pid },
       apps: this.processes.map((app) => ({ app: app.app, url: app.url, pid: app.pid })),
     };
     writeFileSync(join(finalPlan.dataDir, 'launcher.json'), JSON.stringify(state, null, 2));
     return state;
   }
 
-  /** Resolves with the first app that ends while the system is up (it should not). */
+  /** The sandbox first: every app is pointed at its ledger, Telegram and SMTP stand-ins. */
+  private async startSandbox(ports: Record<string, string>): Promise<SandboxEndpoints> {
+    const port = Number(ports['SANDBOX_PORT']);
+    this.sandbox = new AppProcess({
+      app: 'sandbox',
+      port,
+      env: { ...ports, SANDBOX_SCENARIO: 'demo' },
+      pretty: this.options.pretty,
+      onLine: this.options.print,
+      script: join(WORKSPACE_ROOT, 'tools/sandbox/bin/sandbox.cjs'),
+      readyPath: '/health/ready',
+    });
+    await this.sandbox.waitReady(60_000);
+    const scenario = (await (await fetch(`${this.sandbox.url}/control/scenario`)).json()) as {
+      pool: string;
+      paymentReceiver: string;
+      sponsor: { secret: string };
+      wallets: { label: string; mnemonic: string; address: string }[];
+    };
+    this.sandboxEndpoints = {
+      url: this.sandbox.url,
+      smtpPort: Number(ports['SANDBOX_SMTP_PORT']),
+      pool: scenario.pool,
+      paymentReceiver: scenario.paymentReceiver,
+      sponsorSecret: scenario.sponsor.secret,
+      wallets: scenario.wallets,
+    };
+    return this.sandboxEndpoints;
+  }
+
+  /** Resolves with the first app (or the sandbox) that ends while the system is up (it should not). */
   firstExit(): Promise<AppProcess> {
-    return Promise.race(this.processes.map((app) => app.whenExited().then(() => app)));
+    const all = this.sandbox ? [this.sandbox, ...this.processes] : this.processes;
+    return Promise.race(all.map((app) => app.whenExited().then(() => app)));
   }
 
   /** Gateway first (no new traffic), then the services, then Redis if the launcher started it. */
@@ -75,14 +121,15 @@ export class Launcher {
     const rest = this.processes.filter((app) => app.app !== 'gateway');
     await Promise.all(gateway.map((app) => app.stop()));
     await Promise.all(rest.map((app) => app.stop()));
+    await this.sandbox?.stop();
     await this.redis?.stop();
     if (this.plan) rmSync(join(this.plan.dataDir, 'launcher.json'), { force: true });
   }
 
   banner(startedAt: number): string[] {
-    const { plan, redis } = this;
+    const { plan, redis, sandboxEndpoints: sandbox } = this;
     const gateway = this.processes.find((app) => app.app === 'gateway');
-    if (!plan || !redis || !gateway) return ['not started'];
+    if (!plan || !redis || !gateway || !sandbox) return ['not started'];
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
     const rows = plan.apps.map(
       ({ slot, port }) => `  ${slot.app.padEnd(14)} http://127.0.0.1:${port}`.padEnd(42) + slot.serves,
@@ -98,7 +145,15 @@ export class Launcher {
       `  health         ${gateway.url}/health/ready   (every app: /health/live, /health/ready, /metrics)`,
       `  Redis          ${redis.url} (${redisNote})`,
       `  data           ${shortPath(plan.dataDir)}/<app> (embedded PGlite, kept between runs)`,
-      `  agent wallet   demo mnemonic (SEP-5 test vector): for demonstration only, never fund it`,
+      '',
+      `  sandbox        ${sandbox.url}/   page: ledgers, balances, positions, prices, received messages`,
+      `                 RPC ${sandbox.url}/rpc (testnet) · Telegram ${sandbox.url}/telegram · SMTP 127.0.0.1:${sandbox.smtpPort}`,
+      `  demo pool      ${sandbox.pool}`,
+      ...sandbox.wallets.flatMap((wallet) => [
+        `  ${wallet.label}`,
+        `                 ${wallet.address}`,
+        `                 mnemonic (DEMO ONLY, sandbox money): ${wallet.mnemonic}`,
+      ]),
       '',
       '  Ctrl-C stops everything.',
       '',

@@ -3,7 +3,9 @@ import { Launcher } from './launcher';
 /**
  * `npm start`: Redis (yours, or one started here), then gateway, subscription, txb, notifications and agent from
  * source on embedded defaults, a banner once all answer /health/ready, and a clean stop on Ctrl-C.
- * Settings: GATEWAY_PORT, SUBSCRIPTION_PORT, TXB_PORT, NOTIFICATIONS_PORT, AGENT_PORT, REDIS_URL, DEV_DATA_DIR,
+ * The sandbox (tools/sandbox) starts first and every app is pointed at it.
+ * Settings: GATEWAY_PORT, SUBSCRIPTION_PORT, TXB_PORT, NOTIFICATIONS_PORT, AGENT_PORT, SANDBOX_PORT, SANDBOX_TLS_PORT,
+ * SANDBOX_SMTP_PORT, REDIS_URL, DEV_DATA_DIR,
  * DEV_READY_TIMEOUT_MS, DEV_LOG_FORMAT=json (raw app logs).
  */
 async function main(): Promise<void> {

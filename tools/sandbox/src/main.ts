@@ -38,7 +38,8 @@ function numberSetting(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535 * 1000) throw new Error(`${name} must be a non-negative integer`);
+  if (!Number.isInteger(value) || value < 0 || value > 65535 * 1000)
+    throw new Error(`${name} must be a non-negative integer`);
   return value;
 }
 

@@ -49,7 +49,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const ledger = new SandboxLedger();
   const faults = new FaultInjector();
   const channels = new ChannelStandIns();
-  const tls = { key: readFileSync(path.join(TLS_DIR, 'loopback.key')), cert: readFileSync(path.join(TLS_DIR, 'loopback.crt')) };
+  const tls = {
+    key: readFileSync(path.join(TLS_DIR, 'loopback.key')),
+    cert: readFileSync(path.join(TLS_DIR, 'loopback.crt')),
+  };
 
   let url = '';
   const rpc = new SorobanRpc(ledger, () => `${url}/friendbot`);
@@ -65,7 +68,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const pathname = new URL(req.url ?? '/', 'http://sandbox').pathname;
     if (pathname === '/rpc') return endpoint.handle(req, res);
-    if (pathname.startsWith('/telegram/')) return channels.telegram.handle(req, res, pathname.slice('/telegram'.length));
+    if (pathname === '/health/ready' || pathname === '/health/live') return sendJson(res, 200, { status: 'ok' });
+    if (pathname.startsWith('/telegram/'))
+      return channels.telegram.handle(req, res, pathname.slice('/telegram'.length));
     if (pathname.startsWith('/hooks/')) return channels.webhooks.handle(req, res, pathname.slice('/hooks/'.length));
     if (pathname === '/' && req.method === 'GET') {
       return sendText(res, 200, 'text/html; charset=utf-8', renderPage(control.dump()));

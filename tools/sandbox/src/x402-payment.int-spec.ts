@@ -77,9 +77,17 @@ describe('x402 exact scheme on the sandbox ledger', () => {
     // The transfer event is on the ledger, from the payer to the receiver.
     const events = await server.getEvents({
       startLedger: settled.status === 'SUCCESS' ? settled.ledger : 1,
-      filters: [{ type: 'contract', contractIds: [scenario().usdc], topics: [['*', address(payer.address).toXDR('base64'), '*']] }],
+      filters: [
+        {
+          type: 'contract',
+          contractIds: [scenario().usdc],
+          topics: [['*', address(payer.address).toXDR('base64'), '*']],
+        },
+      ],
     });
-    expect(events.events.map((event) => Address.fromScVal(event.topic[2]).toString())).toContain(scenario().paymentReceiver);
+    expect(events.events.map((event) => Address.fromScVal(event.topic[2]).toString())).toContain(
+      scenario().paymentReceiver,
+    );
 
     // Replaying the same signed payment: the auth nonce is spent, so verification fails and nothing moves.
     const replay = await facilitator().settle(payment as never, requirements() as never);

@@ -3,9 +3,7 @@ import { registerContractErrors } from '../transactions';
 import { BLEND_POOL_ERRORS } from './errors';
 
 // Only the pool's own codes (1200+): the common ones (1-12) mirror the token contract's and keep its names.
-registerContractErrors(
-  Object.fromEntries(Object.entries(BLEND_POOL_ERRORS).filter(([code]) => Number(code) >= 1200)),
-);
+registerContractErrors(Object.fromEntries(Object.entries(BLEND_POOL_ERRORS).filter(([code]) => Number(code) >= 1200)));
 
 export * from './errors';
 export * from './health';

@@ -67,22 +67,49 @@ describe('Blend v2 layouts', () => {
 
   it('encodes structs as maps sorted by field name, and position maps by index', () => {
     expect(mapKeys(encodeReserveConfig(SAMPLE_RESERVE_CONFIG))).toEqual([
-      'c_factor', 'decimals', 'enabled', 'index', 'l_factor', 'max_util', 'r_base', 'r_one', 'r_three', 'r_two',
-      'reactivity', 'supply_cap', 'util',
+      'c_factor',
+      'decimals',
+      'enabled',
+      'index',
+      'l_factor',
+      'max_util',
+      'r_base',
+      'r_one',
+      'r_three',
+      'r_two',
+      'reactivity',
+      'supply_cap',
+      'util',
     ]);
-    expect(mapKeys(encodeRequest({ requestType: 0, address: USDC, amount: 1n }))).toEqual(['address', 'amount', 'request_type']);
+    expect(mapKeys(encodeRequest({ requestType: 0, address: USDC, amount: 1n }))).toEqual([
+      'address',
+      'amount',
+      'request_type',
+    ]);
     const collateral = encodePositions(positions).map()?.[0]?.val().map() ?? [];
     expect(collateral.map((e) => e.key().u32())).toEqual([0, 2]);
   });
 
   it('is read unchanged by the blend-sdk parsers', () => {
     const sdkConfig = SdkPoolConfig.fromScVal(encodePoolConfig(poolConfig));
-    expect(sdkConfig).toMatchObject({ backstopRate: 2_000_000, maxPositions: 4, oracle: ORACLE, status: 1, minCollateral: 5n });
+    expect(sdkConfig).toMatchObject({
+      backstopRate: 2_000_000,
+      maxPositions: 4,
+      oracle: ORACLE,
+      status: 1,
+      minCollateral: 5n,
+    });
     expect(ReserveConfigV2.fromScVal(encodeReserveConfig(SAMPLE_RESERVE_CONFIG))).toMatchObject({
-      c_factor: 9_000_000, l_factor: 8_000_000, supply_cap: SAMPLE_RESERVE_CONFIG.supplyCap, enabled: true,
+      c_factor: 9_000_000,
+      l_factor: 8_000_000,
+      supply_cap: SAMPLE_RESERVE_CONFIG.supplyCap,
+      enabled: true,
     });
     expect(SdkReserveData.fromScVal(encodeReserveData(data))).toMatchObject({
-      dRate: data.dRate, bSupply: 10n, interestRateModifier: data.irMod, lastTime: 1_700_000_000,
+      dRate: data.dRate,
+      bSupply: 10n,
+      interestRateModifier: data.irMod,
+      lastTime: 1_700_000_000,
     });
     const sdkPositions = SdkPositions.fromScVal(encodePositions(positions));
     expect(sdkPositions.collateral.get(2)).toBe(7n);

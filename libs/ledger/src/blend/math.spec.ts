@@ -125,8 +125,16 @@ describe('accrueReserve (Reserve::load)', () => {
   });
 
   it('only moves last_time when nothing is borrowed or supplied, and nothing at the same second', () => {
-    expect(accrueReserve(CONFIG, { ...data, dSupply: 0n }, 2_000_000, 4600n)).toEqual({ ...data, dSupply: 0n, lastTime: 4600n });
-    expect(accrueReserve(CONFIG, { ...data, bSupply: 0n }, 2_000_000, 4600n)).toEqual({ ...data, bSupply: 0n, lastTime: 4600n });
+    expect(accrueReserve(CONFIG, { ...data, dSupply: 0n }, 2_000_000, 4600n)).toEqual({
+      ...data,
+      dSupply: 0n,
+      lastTime: 4600n,
+    });
+    expect(accrueReserve(CONFIG, { ...data, bSupply: 0n }, 2_000_000, 4600n)).toEqual({
+      ...data,
+      bSupply: 0n,
+      lastTime: 4600n,
+    });
     expect(accrueReserve(CONFIG, data, 2_000_000, 1000n)).toBe(data);
   });
 

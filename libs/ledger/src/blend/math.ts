@@ -119,12 +119,7 @@ export function calcAccrual(
  * when nothing is supplied or borrowed; otherwise dRate grows, the backstop takes `bstopRate` of the interest
  * and bRate absorbs the rest.
  */
-export function accrueReserve(
-  config: ReserveConfig,
-  data: ReserveData,
-  bstopRate: number,
-  now: bigint,
-): ReserveData {
+export function accrueReserve(config: ReserveConfig, data: ReserveData, bstopRate: number, now: bigint): ReserveData {
   if (now === data.lastTime) return data;
   const reserve = { config, data };
   if (data.bSupply === 0n) return { ...data, lastTime: now };

@@ -43,7 +43,10 @@ const instance = xdr.ScVal.scvContractInstance(
       ['Admin', scAddress(USER)],
       ['Backstop', scAddress(contract(5))],
       ['BLNDTkn', scAddress(contract(6))],
-      ['Config', encodePoolConfig({ oracle: ORACLE, minCollateral: 0n, bstopRate: 2_000_000, status: 1, maxPositions: 4 })],
+      [
+        'Config',
+        encodePoolConfig({ oracle: ORACLE, minCollateral: 0n, bstopRate: 2_000_000, status: 1, maxPositions: 4 }),
+      ],
       ['Name', scString('Sandbox')],
     ].map(([k, v]) => new xdr.ScMapEntry({ key: scSymbol(k as string), val: v as xdr.ScVal })),
   }),
@@ -56,8 +59,23 @@ const store = new Map<string, xdr.LedgerEntryData>([
   entry(resConfigKey(USDC), encodeReserveConfig(SAMPLE_RESERVE_CONFIG)),
   entry(resDataKey(USDC), encodeReserveData({ ...FRESH_RESERVE_DATA, bSupply: 1000_0000000n, lastTime: NOW })),
   entry(resConfigKey(XLM), encodeReserveConfig({ ...SAMPLE_RESERVE_CONFIG, index: 1 })),
-  entry(resDataKey(XLM), encodeReserveData({ ...FRESH_RESERVE_DATA, bSupply: 50_000_0000000n, dSupply: 5000_0000000n, lastTime: NOW - 3600n })),
-  entry(positionsKey(USER), encodePositions({ collateral: new Map([[0, 1000_0000000n]]), liabilities: new Map([[1, 5000_0000000n]]), supply: new Map() })),
+  entry(
+    resDataKey(XLM),
+    encodeReserveData({
+      ...FRESH_RESERVE_DATA,
+      bSupply: 50_000_0000000n,
+      dSupply: 5000_0000000n,
+      lastTime: NOW - 3600n,
+    }),
+  ),
+  entry(
+    positionsKey(USER),
+    encodePositions({
+      collateral: new Map([[0, 1000_0000000n]]),
+      liabilities: new Map([[1, 5000_0000000n]]),
+      supply: new Map(),
+    }),
+  ),
 ]);
 
 const calls: number[] = [];
@@ -81,8 +99,18 @@ const simulator: SimulationSource = {
     const fn = args.functionName().toString();
     const asset = args.args()[0]?.vec()?.[1];
     const retval =
-      fn === 'decimals' ? scU32(7) : encodePriceData({ price: PRICES[Address.fromScVal(asset!).toString()]!, timestamp: NOW });
-    return { id: '1', latestLedger: 42, events: [], _parsed: true, transactionData: undefined, minResourceFee: '0', result: { auth: [], retval } } as unknown as rpc.Api.SimulateTransactionResponse;
+      fn === 'decimals'
+        ? scU32(7)
+        : encodePriceData({ price: PRICES[Address.fromScVal(asset!).toString()]!, timestamp: NOW });
+    return {
+      id: '1',
+      latestLedger: 42,
+      events: [],
+      _parsed: true,
+      transactionData: undefined,
+      minResourceFee: '0',
+      result: { auth: [], retval },
+    } as unknown as rpc.Api.SimulateTransactionResponse;
   },
 };
 
@@ -133,19 +161,41 @@ describe('health factor', () => {
   const price = (asset: string) => PRICES[asset]!;
 
   it('is effective collateral over effective liabilities: 900 / 625 = 1.44', () => {
-    const pd = positionData(reserves, { collateral: new Map([[0, 1000_0000000n]]), liabilities: new Map([[1, 5000_0000000n]]), supply: new Map() }, price, 7);
-    expect(pd).toEqual({ collateralBase: 900_0000000n, collateralRaw: 1000_0000000n, liabilityBase: 625_0000000n, liabilityRaw: 500_0000000n, scalar: 10_000_000n });
+    const pd = positionData(
+      reserves,
+      { collateral: new Map([[0, 1000_0000000n]]), liabilities: new Map([[1, 5000_0000000n]]), supply: new Map() },
+      price,
+      7,
+    );
+    expect(pd).toEqual({
+      collateralBase: 900_0000000n,
+      collateralRaw: 1000_0000000n,
+      liabilityBase: 625_0000000n,
+      liabilityRaw: 500_0000000n,
+      scalar: 10_000_000n,
+    });
     expect(healthFactor(pd)).toBe(14_400_000n);
   });
 
   it('is null without debt and ignores plain supply', () => {
-    const pd = positionData(reserves, { collateral: new Map(), liabilities: new Map(), supply: new Map([[0, 5n]]) }, price, 7);
+    const pd = positionData(
+      reserves,
+      { collateral: new Map(), liabilities: new Map(), supply: new Map([[0, 5n]]) },
+      price,
+      7,
+    );
     expect(healthFactor(pd)).toBeNull();
     expect(isHealthFactorUnder(pd)).toBe(false);
   });
 
   it('fails the submit check just under 1.0000100 and passes at it', () => {
-    const at = (collateral: bigint) => ({ collateralBase: collateral, collateralRaw: 0n, liabilityBase: 10_000_000n, liabilityRaw: 0n, scalar: 10_000_000n });
+    const at = (collateral: bigint) => ({
+      collateralBase: collateral,
+      collateralRaw: 0n,
+      liabilityBase: 10_000_000n,
+      liabilityRaw: 0n,
+      scalar: 10_000_000n,
+    });
     expect(isHealthFactorUnder(at(10_000_099n))).toBe(true);
     expect(isHealthFactorUnder(at(10_000_100n))).toBe(false);
     expect(healthFactor(at(10_000_099n))).toBe(10_000_099n);

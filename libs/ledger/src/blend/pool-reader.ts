@@ -79,7 +79,10 @@ export class BlendPoolReader {
 
   /** Two calls: instance + reserve list, then every reserve's config and data at once. */
   async loadPool(poolId: string): Promise<BlendPool> {
-    const head = await this.options.ledger.getLedgerEntries([contractInstanceKey(poolId), contractDataKey(poolId, resListKey())]);
+    const head = await this.options.ledger.getLedgerEntries([
+      contractInstanceKey(poolId),
+      contractDataKey(poolId, resListKey()),
+    ]);
     const instance = new Map<string, xdr.ScVal>();
     let reserveList: string[] | undefined;
     for (const entry of head.entries) {
@@ -114,7 +117,10 @@ export class BlendPoolReader {
   }
 
   private async loadReserves(poolId: string, config: PoolConfig, list: readonly string[]) {
-    const keys = list.flatMap((asset) => [contractDataKey(poolId, resConfigKey(asset)), contractDataKey(poolId, resDataKey(asset))]);
+    const keys = list.flatMap((asset) => [
+      contractDataKey(poolId, resConfigKey(asset)),
+      contractDataKey(poolId, resDataKey(asset)),
+    ]);
     const response = list.length > 0 ? await this.options.ledger.getLedgerEntries(keys) : undefined;
     const found = new Map<string, xdr.ScVal>();
     for (const entry of response?.entries ?? []) {
@@ -155,7 +161,9 @@ export class BlendPoolReader {
   async loadPositions(poolId: string, users: readonly string[]): Promise<Map<string, Positions>> {
     const out = new Map<string, Positions>(users.map((u) => [u, emptyPositions()]));
     if (users.length === 0) return out;
-    const response = await this.options.ledger.getLedgerEntries(users.map((u) => contractDataKey(poolId, positionsKey(u))));
+    const response = await this.options.ledger.getLedgerEntries(
+      users.map((u) => contractDataKey(poolId, positionsKey(u))),
+    );
     for (const entry of response.entries) {
       const data = entry.val.contractData();
       const user = readAddress(readVec(data.key(), 'Positions key')[1] ?? xdr.ScVal.scvVoid(), 'Positions user');

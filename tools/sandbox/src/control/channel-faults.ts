@@ -16,13 +16,15 @@ export function channelFault(channels: ChannelStandIns, channel: string, body: B
   if (channel === 'smtp') {
     const stage = body.stage;
     if (stage !== 'rcpt' && stage !== 'data') throw new BadRequestError('stage must be "rcpt" or "data"');
-    if (typeof body.code !== 'number' || !SMTP_CODES.includes(body.code)) throw new BadRequestError(`code must be one of ${SMTP_CODES.join(', ')}`);
+    if (typeof body.code !== 'number' || !SMTP_CODES.includes(body.code))
+      throw new BadRequestError(`code must be one of ${SMTP_CODES.join(', ')}`);
     channels.smtp.failNext({ stage: stage as SmtpStage, code: body.code as SmtpFaultCode, count });
     return { ok: true };
   }
   if (channel === 'telegram') {
     const chatId = body.chatId;
-    if (typeof chatId !== 'number' && typeof chatId !== 'string' && body.kind !== 'fail') throw new BadRequestError('chatId is required');
+    if (typeof chatId !== 'number' && typeof chatId !== 'string' && body.kind !== 'fail')
+      throw new BadRequestError('chatId is required');
     const chat = chatId as number | string;
     switch (body.kind) {
       case 'block':
@@ -32,7 +34,8 @@ export function channelFault(channels: ChannelStandIns, channel: string, body: B
         channels.telegram.unblockChat(chat);
         break;
       case 'migrate':
-        if (typeof body.newChatId !== 'number' || !Number.isSafeInteger(body.newChatId)) throw new BadRequestError('newChatId must be an integer');
+        if (typeof body.newChatId !== 'number' || !Number.isSafeInteger(body.newChatId))
+          throw new BadRequestError('newChatId must be an integer');
         channels.telegram.migrateChat(chat, body.newChatId);
         break;
       case 'rate-limit':
@@ -47,13 +50,15 @@ export function channelFault(channels: ChannelStandIns, channel: string, body: B
     return { ok: true };
   }
   const path = body.path;
-  if (typeof path !== 'string' || path.length === 0) throw new BadRequestError('path is required (the part after /hooks/)');
+  if (typeof path !== 'string' || path.length === 0)
+    throw new BadRequestError('path is required (the part after /hooks/)');
   switch (body.kind) {
     case 'rate-limit':
       channels.webhooks.rateLimitNext(path, positive(body.retryAfter ?? 1, 'retryAfter'), count);
       break;
     case 'remove':
-      if (body.status !== undefined && body.status !== 404 && body.status !== 410) throw new BadRequestError('status must be 404 or 410');
+      if (body.status !== undefined && body.status !== 404 && body.status !== 410)
+        throw new BadRequestError('status must be 404 or 410');
       channels.webhooks.removeHook(path, (body.status ?? 404) as 404 | 410);
       break;
     case 'restore':
@@ -69,6 +74,7 @@ export function channelFault(channels: ChannelStandIns, channel: string, body: B
 }
 
 function positive(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new BadRequestError(`${field} must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new BadRequestError(`${field} must be a positive integer`);
   return value;
 }

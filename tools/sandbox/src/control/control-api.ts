@@ -12,7 +12,11 @@ import { dumpSandbox, type SandboxDump } from './sandbox-dump';
 import { SandboxSetup, UNIT } from './sandbox-setup';
 
 type Body = Record<string, unknown>;
-type Route = { method: string; pattern: RegExp; run: (body: Body, params: string[], query: URLSearchParams) => unknown };
+type Route = {
+  method: string;
+  pattern: RegExp;
+  run: (body: Body, params: string[], query: URLSearchParams) => unknown;
+};
 
 /** Native funds friendbot gives, as on testnet: 10 000 XLM. */
 const FRIENDBOT_STROOPS = 10_000n * UNIT;
@@ -60,7 +64,8 @@ export class ControlApi {
       const match = route.method === method ? route.pattern.exec(pathname) : null;
       if (!match) continue;
       const body = method === 'GET' || method === 'DELETE' ? {} : await readJson(req);
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('body must be a JSON object');
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        throw new BadRequestError('body must be a JSON object');
       const query = new URL(req.url ?? '/', 'http://sandbox').searchParams;
       sendJson(res, 200, (await route.run(body as Body, match.slice(1), query)) ?? { ok: true });
       return true;
@@ -87,21 +92,34 @@ export class ControlApi {
         pattern: /^\/control\/accounts$/,
         run: (body) => {
           const addr = account(body.address, 'address');
-          setup.fund(addr, amount(body.stroops ?? (FRIENDBOT_STROOPS as bigint).toString(), 'stroops'), optionalText(body.label));
+          setup.fund(
+            addr,
+            amount(body.stroops ?? (FRIENDBOT_STROOPS as bigint).toString(), 'stroops'),
+            optionalText(body.label),
+          );
           return this.ledger.account(addr);
         },
       },
       {
         method: 'POST',
         pattern: /^\/control\/tokens$/,
-        run: (body) => ({ contractId: setup.deployToken(text(body.symbol, 'symbol'), { name: optionalText(body.name), decimals: optionalInt(body.decimals) }) }),
+        run: (body) => ({
+          contractId: setup.deployToken(text(body.symbol, 'symbol'), {
+            name: optionalText(body.name),
+            decimals: optionalInt(body.decimals),
+          }),
+        }),
       },
       {
         method: 'POST',
         pattern: /^\/control\/tokens\/(C[A-Z2-7]{55})\/mint$/,
         run: (body, [token]) => setup.mint(token, account(body.to, 'to'), amount(body.amount, 'amount')),
       },
-      { method: 'POST', pattern: /^\/control\/oracles$/, run: (body) => ({ contractId: setup.deployOracle({ decimals: optionalInt(body.decimals) }) }) },
+      {
+        method: 'POST',
+        pattern: /^\/control\/oracles$/,
+        run: (body) => ({ contractId: setup.deployOracle({ decimals: optionalInt(body.decimals) }) }),
+      },
       {
         method: 'POST',
         pattern: /^\/control\/oracles\/(C[A-Z2-7]{55})\/prices$/,
@@ -115,7 +133,9 @@ export class ControlApi {
       {
         method: 'POST',
         pattern: /^\/control\/pools\/(C[A-Z2-7]{55})\/reserves$/,
-        run: (body, [pool]) => ({ index: setup.addReserve(pool, contract(body.asset, 'asset'), reserveOverrides(body)) }),
+        run: (body, [pool]) => ({
+          index: setup.addReserve(pool, contract(body.asset, 'asset'), reserveOverrides(body)),
+        }),
       },
       {
         method: 'POST',
@@ -141,7 +161,11 @@ export class ControlApi {
       { method: 'GET', pattern: /^\/control\/faults$/, run: () => this.faults.list() },
       { method: 'POST', pattern: /^\/control\/faults$/, run: (body) => this.addFault(body) },
       { method: 'DELETE', pattern: /^\/control\/faults$/, run: () => this.faults.clear() },
-      { method: 'POST', pattern: /^\/control\/channels\/(telegram|hooks|smtp)\/faults$/, run: (body, [channel]) => channelFault(this.channels, channel, body) },
+      {
+        method: 'POST',
+        pattern: /^\/control\/channels\/(telegram|hooks|smtp)\/faults$/,
+        run: (body, [channel]) => channelFault(this.channels, channel, body),
+      },
       {
         method: 'GET',
         pattern: /^\/control\/messages$/,
@@ -186,12 +210,14 @@ export class ControlApi {
 }
 
 function account(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !StrKey.isValidEd25519PublicKey(value)) throw new BadRequestError(`${field} must be a G-address`);
+  if (typeof value !== 'string' || !StrKey.isValidEd25519PublicKey(value))
+    throw new BadRequestError(`${field} must be a G-address`);
   return value;
 }
 
 function contract(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !StrKey.isValidContract(value)) throw new BadRequestError(`${field} must be a C-address`);
+  if (typeof value !== 'string' || !StrKey.isValidContract(value))
+    throw new BadRequestError(`${field} must be a C-address`);
   return value;
 }
 
@@ -203,7 +229,8 @@ function amount(value: unknown, field: string): bigint {
 }
 
 function text(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 64) throw new BadRequestError(`${field} must be a string of 1-64 characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64)
+    throw new BadRequestError(`${field} must be a string of 1-64 characters`);
   return value;
 }
 
@@ -213,17 +240,23 @@ function optionalText(value: unknown): string | undefined {
 
 function optionalInt(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new BadRequestError('expected a non-negative integer');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new BadRequestError('expected a non-negative integer');
   return value;
 }
 
 function legs(value: unknown, field: string): { asset: string; amount: bigint }[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new BadRequestError(`${field} must be an array of {asset, amount}`);
-  return value.map((leg: { asset?: unknown; amount?: unknown }) => ({ asset: contract(leg?.asset, `${field}.asset`), amount: amount(leg?.amount, `${field}.amount`) }));
+  return value.map((leg: { asset?: unknown; amount?: unknown }) => ({
+    asset: contract(leg?.asset, `${field}.asset`),
+    amount: amount(leg?.amount, `${field}.amount`),
+  }));
 }
 
 function reserveOverrides(body: Body): Record<string, number> {
   const names = ['cFactor', 'lFactor', 'util', 'maxUtil', 'rBase', 'rOne', 'rTwo', 'rThree', 'reactivity', 'decimals'];
-  return Object.fromEntries(names.flatMap((name) => (body[name] === undefined ? [] : [[name, optionalInt(body[name]) as number]])));
+  return Object.fromEntries(
+    names.flatMap((name) => (body[name] === undefined ? [] : [[name, optionalInt(body[name]) as number]])),
+  );
 }

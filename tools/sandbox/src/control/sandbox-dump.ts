@@ -1,4 +1,11 @@
-import { decodePositions, decodePriceData, decodeReserve, encodeOracleAsset, summarizePositions, type PriceData } from '@rp/ledger';
+import {
+  decodePositions,
+  decodePriceData,
+  decodeReserve,
+  encodeOracleAsset,
+  summarizePositions,
+  type PriceData,
+} from '@rp/ledger';
 import { address as scAddress } from '../contracts/scval';
 import type { ChannelSnapshot } from '../channels';
 import type { ClosedLedger } from '../ledger/ledger-history';
@@ -29,12 +36,35 @@ export interface PositionView {
 }
 
 export interface SandboxDump {
-  readonly ledger: { readonly sequence: number; readonly closeTime: string; readonly pending: number; readonly recent: readonly ClosedLedger[] };
+  readonly ledger: {
+    readonly sequence: number;
+    readonly closeTime: string;
+    readonly pending: number;
+    readonly recent: readonly ClosedLedger[];
+  };
   readonly accounts: readonly AccountView[];
-  readonly prices: readonly { readonly oracle: string; readonly asset: string; readonly symbol: string; readonly price: string; readonly timestamp: string }[];
-  readonly pools: readonly { readonly name: string; readonly contractId: string; readonly oracle: string; readonly reserves: readonly string[] }[];
+  readonly prices: readonly {
+    readonly oracle: string;
+    readonly asset: string;
+    readonly symbol: string;
+    readonly price: string;
+    readonly timestamp: string;
+  }[];
+  readonly pools: readonly {
+    readonly name: string;
+    readonly contractId: string;
+    readonly oracle: string;
+    readonly reserves: readonly string[];
+  }[];
   readonly positions: readonly PositionView[];
-  readonly transactions: readonly { hash: string; status: string; ledger: number; source: string; feeCharged: string; error?: string }[];
+  readonly transactions: readonly {
+    hash: string;
+    status: string;
+    ledger: number;
+    source: string;
+    feeCharged: string;
+    error?: string;
+  }[];
   readonly messages: ChannelSnapshot;
   readonly faults: readonly FaultRule[];
   readonly rpcCalls: Readonly<Record<string, number>>;
@@ -48,19 +78,38 @@ export function dumpSandbox(
 ): SandboxDump {
   const { directory } = setup;
   const symbolOf = (asset: string) => directory.token(asset)?.symbol ?? asset.slice(0, 6);
-  const accounts = directory.accounts.map((account): AccountView => ({
-    ...account,
-    nativeStroops: ledger.account(account.address)?.balance.toString() ?? null,
-    tokens: Object.fromEntries(directory.tokens.map((token) => [token.symbol, setup.balance(token.contractId, account.address).toString()])),
-  }));
+  const accounts = directory.accounts.map(
+    (account): AccountView => ({
+      ...account,
+      nativeStroops: ledger.account(account.address)?.balance.toString() ?? null,
+      tokens: Object.fromEntries(
+        directory.tokens.map((token) => [token.symbol, setup.balance(token.contractId, account.address).toString()]),
+      ),
+    }),
+  );
   const prices = directory.oracles.flatMap((oracle) =>
     directory.tokens.flatMap((token) => {
       const price = lastPrice(ledger, oracle.contractId, token.contractId);
-      return price ? [{ oracle: oracle.contractId, asset: token.contractId, symbol: token.symbol, price: price.price.toString(), timestamp: price.timestamp.toString() }] : [];
+      return price
+        ? [
+            {
+              oracle: oracle.contractId,
+              asset: token.contractId,
+              symbol: token.symbol,
+              price: price.price.toString(),
+              timestamp: price.timestamp.toString(),
+            },
+          ]
+        : [];
     }),
   );
   return {
-    ledger: { sequence: ledger.latest.sequence, closeTime: ledger.latest.closeTime.toString(), pending: ledger.pendingCount, recent: ledger.recentLedgers(10) },
+    ledger: {
+      sequence: ledger.latest.sequence,
+      closeTime: ledger.latest.closeTime.toString(),
+      pending: ledger.pendingCount,
+      recent: ledger.recentLedgers(10),
+    },
     accounts,
     prices,
     pools: directory.pools,
@@ -69,7 +118,14 @@ export function dumpSandbox(
       .allTransactions()
       .slice(-25)
       .reverse()
-      .map((tx) => ({ hash: tx.hash, status: tx.status, ledger: tx.ledger, source: tx.source, feeCharged: tx.feeCharged.toString(), error: tx.error })),
+      .map((tx) => ({
+        hash: tx.hash,
+        status: tx.status,
+        ledger: tx.ledger,
+        source: tx.source,
+        feeCharged: tx.feeCharged.toString(),
+        error: tx.error,
+      })),
     messages: extras.messages,
     faults: extras.faults,
     rpcCalls: Object.fromEntries(extras.rpcCalls),
@@ -81,21 +137,30 @@ function lastPrice(ledger: SandboxLedger, oracle: string, asset: string): PriceD
   return value.switch().name === 'scvVoid' ? undefined : decodePriceData(value);
 }
 
-function positionsIn(ledger: SandboxLedger, directory: SandboxDirectory, poolId: string, symbolOf: (asset: string) => string): PositionView[] {
+function positionsIn(
+  ledger: SandboxLedger,
+  directory: SandboxDirectory,
+  poolId: string,
+  symbolOf: (asset: string) => string,
+): PositionView[] {
   const pool = directory.pool(poolId);
   if (!pool) return [];
   const reserves = pool.reserves.map((asset) => decodeReserve(ledger.view(poolId, 'get_reserve', [scAddress(asset)])));
   const decimals = directory.oracles.find((oracle) => oracle.contractId === pool.oracle)?.decimals ?? 7;
-  const prices = new Map(reserves.flatMap((reserve) => {
-    const price = lastPrice(ledger, pool.oracle, reserve.asset);
-    return price ? [[reserve.asset, price] as const] : [];
-  }));
+  const prices = new Map(
+    reserves.flatMap((reserve) => {
+      const price = lastPrice(ledger, pool.oracle, reserve.asset);
+      return price ? [[reserve.asset, price] as const] : [];
+    }),
+  );
   return directory.accounts.flatMap((account): PositionView[] => {
     const positions = decodePositions(ledger.view(poolId, 'get_positions', [scAddress(account.address)]));
     const held = positions.collateral.size + positions.liabilities.size + positions.supply.size;
     if (held === 0) return [];
     const byReserve = (map: ReadonlyMap<number, bigint>) =>
-      Object.fromEntries([...map].map(([index, amount]) => [symbolOf(reserves[index]?.asset ?? String(index)), amount.toString()]));
+      Object.fromEntries(
+        [...map].map(([index, amount]) => [symbolOf(reserves[index]?.asset ?? String(index)), amount.toString()]),
+      );
     let healthFactor: string | null = null;
     let riskLevel = 'unknown';
     try {

@@ -48,7 +48,10 @@ export class SandboxSetup {
 
   fund(addressToFund: string, stroops: bigint, label?: string): void {
     this.ledger.fundAccount(addressToFund, stroops);
-    this.directory.addAccount({ label: label ?? `account ${this.directory.accounts.length + 1}`, address: addressToFund });
+    this.directory.addAccount({
+      label: label ?? `account ${this.directory.accounts.length + 1}`,
+      address: addressToFund,
+    });
   }
 
   deployToken(symbol: string, options: { name?: string; decimals?: number; address?: string } = {}): string {
@@ -56,7 +59,12 @@ export class SandboxSetup {
     const contractId = this.ledger.deployContract(TOKEN_CONTRACT, {
       salt: `token:${symbol}`,
       address: options.address,
-      constructorArgs: [address(SANDBOX_ADMIN.publicKey()), u32(decimals), string(options.name ?? symbol), string(symbol)],
+      constructorArgs: [
+        address(SANDBOX_ADMIN.publicKey()),
+        u32(decimals),
+        string(options.name ?? symbol),
+        string(symbol),
+      ],
     });
     this.directory.tokens.push({ symbol, contractId, decimals });
     return contractId;

@@ -91,7 +91,10 @@ export function sorobanDataFor(execution: Execution): xdr.SorobanTransactionData
  * What the network checks after applying: every entry touched is in the declared footprint (writes in its
  * read-write part) and the instructions used fit the declared budget.
  */
-export function checkDeclaredResources(execution: Execution, declared: xdr.SorobanTransactionData): HostError | undefined {
+export function checkDeclaredResources(
+  execution: Execution,
+  declared: xdr.SorobanTransactionData,
+): HostError | undefined {
   const footprint = declared.resources().footprint();
   const readWrite = new Set(footprint.readWrite().map((key) => key.toXDR('base64')));
   const readOnly = new Set(footprint.readOnly().map((key) => key.toXDR('base64')));

@@ -123,5 +123,7 @@ export function toid(ledger: number, transactionOrder: number, operationOrder: n
 }
 
 function chainHash(previous: string, sequence: number, transactions: readonly string[]): string {
-  return createHash('sha256').update(`${previous}:${sequence}:${transactions.join(',')}`).digest('hex');
+  return createHash('sha256')
+    .update(`${previous}:${sequence}:${transactions.join(',')}`)
+    .digest('hex');
 }

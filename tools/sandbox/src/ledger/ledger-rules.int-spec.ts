@@ -49,7 +49,10 @@ describe('sandbox ledger rules', () => {
 
   async function prepared(source: string, op: xdr.Operation, passphrase = Networks.TESTNET): Promise<Transaction> {
     const account = await server.getAccount(source);
-    const tx = new TransactionBuilder(account, { fee: '100', networkPassphrase: passphrase }).addOperation(op).setTimeout(60).build();
+    const tx = new TransactionBuilder(account, { fee: '100', networkPassphrase: passphrase })
+      .addOperation(op)
+      .setTimeout(60)
+      .build();
     return server.prepareTransaction(tx);
   }
 
@@ -105,13 +108,19 @@ describe('sandbox ledger rules', () => {
     const account = await server.getAccount(wallet.address);
     const stale = new Account(wallet.address, (BigInt(account.sequenceNumber()) - 1n).toString());
     const badSeq = await server.prepareTransaction(
-      new TransactionBuilder(stale, { fee: '100', networkPassphrase: Networks.TESTNET }).addOperation(transfer(wallet.address, other.publicKey(), 1n)).setTimeout(60).build(),
+      new TransactionBuilder(stale, { fee: '100', networkPassphrase: Networks.TESTNET })
+        .addOperation(transfer(wallet.address, other.publicKey(), 1n))
+        .setTimeout(60)
+        .build(),
     );
     wallet.signTransaction(badSeq);
     expect(resultCode(await server.sendTransaction(badSeq))).toBe('txBadSeq');
 
     const good = await prepared(wallet.address, transfer(wallet.address, other.publicKey(), 1n));
-    const underpaid = TransactionBuilder.cloneFrom(good, { fee: '50', sorobanData: good.toEnvelope().v1().tx().ext().sorobanData() }).build();
+    const underpaid = TransactionBuilder.cloneFrom(good, {
+      fee: '50',
+      sorobanData: good.toEnvelope().v1().tx().ext().sorobanData(),
+    }).build();
     const cheap = TransactionBuilder.fromXDR(underpaid.toXDR(), Networks.TESTNET) as Transaction;
     const envelope = cheap.toEnvelope();
     envelope.v1().tx().fee(150);
@@ -120,7 +129,11 @@ describe('sandbox ledger rules', () => {
     expect(resultCode(await server.sendTransaction(lowFee))).toBe('txInsufficientFee');
 
     const expired = await server.prepareTransaction(
-      new TransactionBuilder(await server.getAccount(wallet.address), { fee: '100', networkPassphrase: Networks.TESTNET, timebounds: { minTime: 0, maxTime: 1_000 } })
+      new TransactionBuilder(await server.getAccount(wallet.address), {
+        fee: '100',
+        networkPassphrase: Networks.TESTNET,
+        timebounds: { minTime: 0, maxTime: 1_000 },
+      })
         .addOperation(transfer(wallet.address, other.publicKey(), 1n))
         .build(),
     );
@@ -143,11 +156,19 @@ describe('sandbox ledger rules', () => {
     async function signedPayment(expirationOffset: number) {
       const op = transfer(wallet.address, other.publicKey(), 5n);
       const recorded = await server.simulateTransaction(
-        new TransactionBuilder(await server.getAccount(other.publicKey()), { fee: '100', networkPassphrase: Networks.TESTNET }).addOperation(op).setTimeout(60).build(),
+        new TransactionBuilder(await server.getAccount(other.publicKey()), {
+          fee: '100',
+          networkPassphrase: Networks.TESTNET,
+        })
+          .addOperation(op)
+          .setTimeout(60)
+          .build(),
       );
       if (!rpc.Api.isSimulationSuccess(recorded) || !recorded.result) throw new Error('simulation failed');
       const expiration = sandbox.ledger.latest.sequence + expirationOffset;
-      return Promise.all(recorded.result.auth.map((entry) => authorizeEntry(entry, walletSigner, expiration, Networks.TESTNET)));
+      return Promise.all(
+        recorded.result.auth.map((entry) => authorizeEntry(entry, walletSigner, expiration, Networks.TESTNET)),
+      );
     }
 
     async function submitWithAuth(auth: xdr.SorobanAuthorizationEntry[]) {
@@ -165,7 +186,18 @@ describe('sandbox ledger rules', () => {
       const before = balance(wallet.address);
       const account = await server.getAccount(other.publicKey());
       const replay = new TransactionBuilder(account, { fee: '100000', networkPassphrase: Networks.TESTNET })
-        .addOperation(Operation.invokeHostFunction({ func: xdr.HostFunction.hostFunctionTypeInvokeContract(transfer(wallet.address, other.publicKey(), 5n).body().invokeHostFunctionOp().hostFunction().invokeContract()), auth }))
+        .addOperation(
+          Operation.invokeHostFunction({
+            func: xdr.HostFunction.hostFunctionTypeInvokeContract(
+              transfer(wallet.address, other.publicKey(), 5n)
+                .body()
+                .invokeHostFunctionOp()
+                .hostFunction()
+                .invokeContract(),
+            ),
+            auth,
+          }),
+        )
         .setTimeout(60)
         .build();
       const simulation = await server.simulateTransaction(replay);
@@ -178,8 +210,13 @@ describe('sandbox ledger rules', () => {
       sandbox.ledger.closeLedger();
       sandbox.ledger.closeLedger();
       const account = await server.getAccount(other.publicKey());
-      const func = xdr.HostFunction.hostFunctionTypeInvokeContract(transfer(wallet.address, other.publicKey(), 5n).body().invokeHostFunctionOp().hostFunction().invokeContract());
-      const tx = new TransactionBuilder(account, { fee: '100', networkPassphrase: Networks.TESTNET }).addOperation(Operation.invokeHostFunction({ func, auth })).setTimeout(60).build();
+      const func = xdr.HostFunction.hostFunctionTypeInvokeContract(
+        transfer(wallet.address, other.publicKey(), 5n).body().invokeHostFunctionOp().hostFunction().invokeContract(),
+      );
+      const tx = new TransactionBuilder(account, { fee: '100', networkPassphrase: Networks.TESTNET })
+        .addOperation(Operation.invokeHostFunction({ func, auth }))
+        .setTimeout(60)
+        .build();
       const simulation = await server.simulateTransaction(tx);
       expect((simulation as rpc.Api.SimulateTransactionErrorResponse).error).toContain('signature has expired');
     });
@@ -187,15 +224,31 @@ describe('sandbox ledger rules', () => {
     it('rejects an authorization signed for another network', async () => {
       const op = transfer(wallet.address, other.publicKey(), 5n);
       const recorded = await server.simulateTransaction(
-        new TransactionBuilder(await server.getAccount(other.publicKey()), { fee: '100', networkPassphrase: Networks.TESTNET }).addOperation(op).setTimeout(60).build(),
+        new TransactionBuilder(await server.getAccount(other.publicKey()), {
+          fee: '100',
+          networkPassphrase: Networks.TESTNET,
+        })
+          .addOperation(op)
+          .setTimeout(60)
+          .build(),
       );
       if (!rpc.Api.isSimulationSuccess(recorded) || !recorded.result) throw new Error('simulation failed');
       const expiration = sandbox.ledger.latest.sequence + 10;
       const pubnetSigned = await Promise.all(
         recorded.result.auth.map((entry) => authorizeEntry(entry, walletSigner, expiration, Networks.PUBLIC)),
       );
-      const tx = new TransactionBuilder(await server.getAccount(other.publicKey()), { fee: '100', networkPassphrase: Networks.TESTNET })
-        .addOperation(Operation.invokeHostFunction({ func: xdr.HostFunction.hostFunctionTypeInvokeContract(op.body().invokeHostFunctionOp().hostFunction().invokeContract()), auth: pubnetSigned }))
+      const tx = new TransactionBuilder(await server.getAccount(other.publicKey()), {
+        fee: '100',
+        networkPassphrase: Networks.TESTNET,
+      })
+        .addOperation(
+          Operation.invokeHostFunction({
+            func: xdr.HostFunction.hostFunctionTypeInvokeContract(
+              op.body().invokeHostFunctionOp().hostFunction().invokeContract(),
+            ),
+            auth: pubnetSigned,
+          }),
+        )
         .setTimeout(60)
         .build();
       const simulation = await server.simulateTransaction(tx);
@@ -206,9 +259,17 @@ describe('sandbox ledger rules', () => {
   it('accepts a fee bump: the fee source pays and the inner transaction applies', async () => {
     const tx = await prepared(wallet.address, transfer(wallet.address, other.publicKey(), 7n));
     wallet.signTransaction(tx);
-    const bump = TransactionBuilder.buildFeeBumpTransaction(other, (BigInt(tx.fee) * 2n).toString(), tx, Networks.TESTNET);
+    const bump = TransactionBuilder.buildFeeBumpTransaction(
+      other,
+      (BigInt(tx.fee) * 2n).toString(),
+      tx,
+      Networks.TESTNET,
+    );
     bump.sign(other);
-    const before = { wallet: sandbox.ledger.account(wallet.address)?.balance, other: sandbox.ledger.account(other.publicKey())?.balance ?? 0n };
+    const before = {
+      wallet: sandbox.ledger.account(wallet.address)?.balance,
+      other: sandbox.ledger.account(other.publicKey())?.balance ?? 0n,
+    };
     const sent = await server.sendTransaction(bump);
     expect(sent.status).toBe('PENDING');
     sandbox.ledger.closeLedger();

@@ -6,9 +6,24 @@ import type { NativeContractKind } from './host/native-contract';
 import { executeHostFunction, type Execution, type ExecutionSettings } from './execution';
 import { LedgerHistory, type ClosedLedger, type TransactionRecord } from './ledger-history';
 import { applyTransaction } from './transactions/apply';
-import { MalformedEnvelopeError, checkEnvelope, parseEnvelope, type ParsedEnvelope, type RejectionCode } from './transactions/envelope';
+import {
+  MalformedEnvelopeError,
+  checkEnvelope,
+  parseEnvelope,
+  type ParsedEnvelope,
+  type RejectionCode,
+} from './transactions/envelope';
 import { rejectionResult } from './transactions/results';
-import { accountEntry, accountKey, contractCodeKey, contractDataEntry, contractInstanceKey, readAccount, storedEntry, type AccountState } from './state/entries';
+import {
+  accountEntry,
+  accountKey,
+  contractCodeKey,
+  contractDataEntry,
+  contractInstanceKey,
+  readAccount,
+  storedEntry,
+  type AccountState,
+} from './state/entries';
 import { LedgerState, StateOverlay, entryKeyOf, type StoredEntry } from './state/ledger-state';
 
 export interface SandboxLedgerOptions {
@@ -21,7 +36,12 @@ export interface SandboxLedgerOptions {
 export type SubmitOutcome =
   | { readonly status: 'PENDING' | 'DUPLICATE'; readonly hash: string }
   | { readonly status: 'TRY_AGAIN_LATER'; readonly hash: string }
-  | { readonly status: 'ERROR'; readonly hash: string; readonly code: RejectionCode; readonly errorResult: xdr.TransactionResult };
+  | {
+      readonly status: 'ERROR';
+      readonly hash: string;
+      readonly code: RejectionCode;
+      readonly errorResult: xdr.TransactionResult;
+    };
 
 /** The account contracts are deployed from: deterministic addresses for the same salt. */
 const DEPLOYER = Keypair.fromRawEd25519Seed(hash(Buffer.from('rp-sandbox-deployer'))).publicKey();
@@ -111,11 +131,18 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     const sequence = this.latest.sequence;
     const liveUntil = sequence + PERSISTENT_TTL;
     const code = xdr.LedgerEntryData.contractCode(
-      new xdr.ContractCodeEntry({ ext: new xdr.ContractCodeEntryExt(0), hash: kind.wasmHash, code: Buffer.from(kind.name) }),
+      new xdr.ContractCodeEntry({
+        ext: new xdr.ContractCodeEntryExt(0),
+        hash: kind.wasmHash,
+        code: Buffer.from(kind.name),
+      }),
     );
     this.state.put(contractCodeKey(kind.wasmHash), storedEntry(code, sequence, liveUntil));
     const instance = xdr.ScVal.scvContractInstance(
-      new xdr.ScContractInstance({ executable: xdr.ContractExecutable.contractExecutableWasm(kind.wasmHash), storage: [] }),
+      new xdr.ScContractInstance({
+        executable: xdr.ContractExecutable.contractExecutableWasm(kind.wasmHash),
+        storage: [],
+      }),
     );
     const entry = contractDataEntry(address, xdr.ScVal.scvLedgerKeyContractInstance(), 'persistent', instance);
     this.state.put(contractInstanceKey(address), storedEntry(entry, sequence, liveUntil));
@@ -126,7 +153,13 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   /** A contract call outside any transaction in which every authorization passes: sandbox setup only. */
   invokePrivileged(contract: string, fn: string, args: readonly xdr.ScVal[]): xdr.ScVal {
     const overlay = new StateOverlay(this.state);
-    const execution = executeHostFunction(overlay, invokeContract(contract, fn, args), [], this.settings(undefined), 'privileged');
+    const execution = executeHostFunction(
+      overlay,
+      invokeContract(contract, fn, args),
+      [],
+      this.settings(undefined),
+      'privileged',
+    );
     if (execution.error) throw execution.error;
     overlay.commitTo(this.state);
     return execution.returnValue ?? xdr.ScVal.scvVoid();
@@ -134,7 +167,12 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
 
   /** A read-only call on committed state (no authorization passes, nothing is kept). */
   view(contract: string, fn: string, args: readonly xdr.ScVal[]): xdr.ScVal {
-    const execution = executeHostFunction(new StateOverlay(this.state), invokeContract(contract, fn, args), [], this.settings(undefined));
+    const execution = executeHostFunction(
+      new StateOverlay(this.state),
+      invokeContract(contract, fn, args),
+      [],
+      this.settings(undefined),
+    );
     if (execution.error) throw execution.error;
     return execution.returnValue ?? xdr.ScVal.scvVoid();
   }
@@ -229,6 +267,10 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
 
 function invokeContract(contract: string, fn: string, args: readonly xdr.ScVal[]): xdr.HostFunction {
   return xdr.HostFunction.hostFunctionTypeInvokeContract(
-    new xdr.InvokeContractArgs({ contractAddress: new Address(contract).toScAddress(), functionName: fn, args: [...args] }),
+    new xdr.InvokeContractArgs({
+      contractAddress: new Address(contract).toScAddress(),
+      functionName: fn,
+      args: [...args],
+    }),
   );
 }

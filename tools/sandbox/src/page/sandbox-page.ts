@@ -17,15 +17,28 @@ export function renderPage(dump: SandboxDump): string {
       table(
         ['account', 'address', 'XLM (native)', ...tokenSymbols(dump)],
         dump.accounts.map((a) => [
-          a.label + (a.demoMnemonic ? `<br><small>demo only, mnemonic: <code>${esc(a.demoMnemonic)}</code></small>` : ''),
+          a.label +
+            (a.demoMnemonic ? `<br><small>demo only, mnemonic: <code>${esc(a.demoMnemonic)}</code></small>` : ''),
           code(a.address),
           units(a.nativeStroops),
           ...tokenSymbols(dump).map((symbol) => units(a.tokens[symbol] ?? '0')),
         ]),
       ),
     ),
-    section('Oracle prices', table(['asset', 'contract', 'price (USD)', 'updated'], dump.prices.map((p) => [esc(p.symbol), code(p.asset), units(p.price), time(p.timestamp)]))),
-    section('Pools', table(['pool', 'contract', 'oracle', 'reserves'], dump.pools.map((p) => [esc(p.name), code(p.contractId), code(p.oracle), String(p.reserves.length)]))),
+    section(
+      'Oracle prices',
+      table(
+        ['asset', 'contract', 'price (USD)', 'updated'],
+        dump.prices.map((p) => [esc(p.symbol), code(p.asset), units(p.price), time(p.timestamp)]),
+      ),
+    ),
+    section(
+      'Pools',
+      table(
+        ['pool', 'contract', 'oracle', 'reserves'],
+        dump.pools.map((p) => [esc(p.name), code(p.contractId), code(p.oracle), String(p.reserves.length)]),
+      ),
+    ),
     section(
       'Positions',
       table(
@@ -42,11 +55,29 @@ export function renderPage(dump: SandboxDump): string {
     ),
     section(
       'Transactions',
-      table(['hash', 'status', 'ledger', 'source', 'fee (stroops)'], dump.transactions.map((t) => [code(t.hash.slice(0, 16) + '…'), esc(t.status) + (t.error ? ` <small>${esc(t.error)}</small>` : ''), String(t.ledger), code(t.source), t.feeCharged])),
+      table(
+        ['hash', 'status', 'ledger', 'source', 'fee (stroops)'],
+        dump.transactions.map((t) => [
+          code(t.hash.slice(0, 16) + '…'),
+          esc(t.status) + (t.error ? ` <small>${esc(t.error)}</small>` : ''),
+          String(t.ledger),
+          code(t.source),
+          t.feeCharged,
+        ]),
+      ),
     ),
     section(
       `Messages received (telegram ${dump.messages.counts.telegram}, webhooks ${dump.messages.counts.webhook}, email ${dump.messages.counts.email})`,
-      table(['when', 'channel', 'destination', 'status', 'text'], dump.messages.latest.map((m) => [time(m.receivedAt), esc(m.channel), code(m.destination), `${m.status} ${esc(m.outcome)}`, `<pre>${esc(m.text)}</pre>`])),
+      table(
+        ['when', 'channel', 'destination', 'status', 'text'],
+        dump.messages.latest.map((m) => [
+          time(m.receivedAt),
+          esc(m.channel),
+          code(m.destination),
+          `${m.status} ${esc(m.outcome)}`,
+          `<pre>${esc(m.text)}</pre>`,
+        ]),
+      ),
     ),
   ];
   return `<!doctype html>
@@ -82,7 +113,9 @@ function table(headers: readonly string[], rows: readonly (readonly string[])[])
 
 function amounts(values: Readonly<Record<string, string>>): string {
   const entries = Object.entries(values);
-  return entries.length === 0 ? '-' : entries.map(([symbol, value]) => `${formatUnits(value, 7)} ${esc(symbol)}`).join('<br>');
+  return entries.length === 0
+    ? '-'
+    : entries.map(([symbol, value]) => `${formatUnits(value, 7)} ${esc(symbol)}`).join('<br>');
 }
 
 /** Base units to a decimal string, without floats. */
@@ -104,5 +137,8 @@ function code(value: string): string {
 }
 
 function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }

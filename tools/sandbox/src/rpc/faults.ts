@@ -34,7 +34,8 @@ export class FaultInjector {
       }
     }
     const rule: FaultRule = {
-      method: request.method ?? (request.kind === 'try-again-later' || request.kind === 'drop' ? 'sendTransaction' : '*'),
+      method:
+        request.method ?? (request.kind === 'try-again-later' || request.kind === 'drop' ? 'sendTransaction' : '*'),
       kind: request.kind,
       remaining: request.count ?? 1,
       latencyMs: request.latencyMs ?? 1000,

@@ -33,12 +33,20 @@ export class LedgerEvents {
       throw new RpcError(-32602, 'startLedger or a cursor is required');
     }
     const { oldest, latest } = this.ledger;
-    if (request.startLedger !== undefined && (request.startLedger < oldest.sequence || request.startLedger > latest.sequence)) {
-      throw new RpcError(-32602, `startLedger must be between the oldest ledger: ${oldest.sequence} and the latest ledger: ${latest.sequence} for this rpc instance`);
+    if (
+      request.startLedger !== undefined &&
+      (request.startLedger < oldest.sequence || request.startLedger > latest.sequence)
+    ) {
+      throw new RpcError(
+        -32602,
+        `startLedger must be between the oldest ledger: ${oldest.sequence} and the latest ledger: ${latest.sequence} for this rpc instance`,
+      );
     }
     const filters = request.filters ?? [];
     if (filters.length > 5) throw new RpcError(-32602, 'maximum 5 filters per request');
-    const candidates = cursor ? this.ledger.events.eventsAfter(cursor) : this.ledger.events.eventsFrom(request.startLedger ?? 0);
+    const candidates = cursor
+      ? this.ledger.events.eventsAfter(cursor)
+      : this.ledger.events.eventsFrom(request.startLedger ?? 0);
     const end = request.endLedger ?? Number.MAX_SAFE_INTEGER;
     const matching = candidates
       .filter((event) => event.ledger < end)
@@ -60,7 +68,7 @@ export class LedgerEvents {
     }));
     return {
       events: page,
-      cursor: page.length > 0 ? page[page.length - 1].id : cursor ?? '',
+      cursor: page.length > 0 ? page[page.length - 1].id : (cursor ?? ''),
       latestLedger: latest.sequence,
       oldestLedger: oldest.sequence,
       latestLedgerCloseTime: latest.closeTime.toString(),

@@ -40,7 +40,10 @@ export class RpcEndpoint {
     }
     const method = request.method;
     this.callCounts.set(method, (this.callCounts.get(method) ?? 0) + 1);
-    const params = (request.params && typeof request.params === 'object' ? request.params : {}) as Record<string, unknown>;
+    const params = (request.params && typeof request.params === 'object' ? request.params : {}) as Record<
+      string,
+      unknown
+    >;
     const { latencyMs, fault } = this.faults.take(method);
     if (latencyMs > 0) await delay(latencyMs);
     if (fault?.kind === 'http-error') {

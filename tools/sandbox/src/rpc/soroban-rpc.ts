@@ -45,7 +45,11 @@ export class SorobanRpc {
           ledgerRetentionWindow: 17_280,
         };
       case 'getNetwork':
-        return { passphrase: this.ledger.passphrase, protocolVersion: PROTOCOL_VERSION, friendbotUrl: this.friendbotUrl() };
+        return {
+          passphrase: this.ledger.passphrase,
+          protocolVersion: PROTOCOL_VERSION,
+          friendbotUrl: this.friendbotUrl(),
+        };
       case 'getLatestLedger':
         return {
           id: this.ledger.latest.hash,
@@ -54,7 +58,13 @@ export class SorobanRpc {
           closeTime: this.ledger.latest.closeTime.toString(),
         };
       case 'getVersionInfo':
-        return { version: 'rp-sandbox', protocolVersion: PROTOCOL_VERSION, commitHash: '', buildTimestamp: '', captiveCoreVersion: '' };
+        return {
+          version: 'rp-sandbox',
+          protocolVersion: PROTOCOL_VERSION,
+          commitHash: '',
+          buildTimestamp: '',
+          captiveCoreVersion: '',
+        };
       case 'getFeeStats':
         return this.feeStats();
       case 'getLedgerEntries':
@@ -182,8 +192,22 @@ export class SorobanRpc {
 
   private feeStats(): unknown {
     const distribution = {
-      max: '100', min: '100', mode: '100', p10: '100', p20: '100', p30: '100', p40: '100', p50: '100',
-      p60: '100', p70: '100', p80: '100', p90: '100', p95: '100', p99: '100', transactionCount: '0', ledgerCount: 1,
+      max: '100',
+      min: '100',
+      mode: '100',
+      p10: '100',
+      p20: '100',
+      p30: '100',
+      p40: '100',
+      p50: '100',
+      p60: '100',
+      p70: '100',
+      p80: '100',
+      p90: '100',
+      p95: '100',
+      p99: '100',
+      transactionCount: '0',
+      ledgerCount: 1,
     };
     return { sorobanInclusionFee: distribution, inclusionFee: distribution, latestLedger: this.ledger.latest.sequence };
   }

@@ -22,7 +22,10 @@ export const DEMO_ACCOUNTS = {
 
 /** Demo wallets (SEP-5 mnemonics from the SEP's own test vectors). The endangered one is the demo agent's. */
 export const DEMO_WALLETS = {
-  healthy: { label: 'demo wallet (healthy)', mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' },
+  healthy: {
+    label: 'demo wallet (healthy)',
+    mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+  },
   endangered: {
     label: 'demo wallet (near danger, run by the demo agent)',
     mnemonic: 'illness spike retreat truth genius clock brain pass fit cave bargain toe',

@@ -15,7 +15,12 @@ import { PoolStorage } from './storage';
 
 /** config.rs `require_valid_pool_config`. */
 export function requireValidPoolConfig(env: ContractEnv, config: PoolConfig): void {
-  if (config.bstopRate >= Number(SCALAR_7) || config.maxPositions < 2 || config.maxPositions > 60 || config.minCollateral < 0n) {
+  if (
+    config.bstopRate >= Number(SCALAR_7) ||
+    config.maxPositions < 2 ||
+    config.maxPositions > 60 ||
+    config.minCollateral < 0n
+  ) {
     env.fail(BLEND_POOL_ERROR.InvalidPoolConfigArgs);
   }
 }
@@ -23,7 +28,16 @@ export function requireValidPoolConfig(env: ContractEnv, config: PoolConfig): vo
 /** `__constructor`: the pool starts in status 6 (setup), as `execute_initialize` leaves it. */
 export function initializePool(
   env: ContractEnv,
-  init: { admin: string; name: string; oracle: string; bstopRate: number; maxPositions: number; minCollateral: bigint; backstop: string; blnd: string },
+  init: {
+    admin: string;
+    name: string;
+    oracle: string;
+    bstopRate: number;
+    maxPositions: number;
+    minCollateral: bigint;
+    backstop: string;
+    blnd: string;
+  },
 ): void {
   env.requireAuth(init.admin);
   const config: PoolConfig = {
@@ -96,7 +110,10 @@ export function setReserve(env: ContractEnv, asset: string, metadata: ReserveCon
     storage.setReserveData(asset, fresh);
   }
   storage.setReserveConfig(asset, { ...metadata, index });
-  env.emit([blendScVal.scSymbol('set_reserve')], xdr.ScVal.scvVec([blendScVal.scAddress(asset), blendScVal.scU32(index)]));
+  env.emit(
+    [blendScVal.scSymbol('set_reserve')],
+    xdr.ScVal.scvVec([blendScVal.scAddress(asset), blendScVal.scU32(index)]),
+  );
   return index;
 }
 

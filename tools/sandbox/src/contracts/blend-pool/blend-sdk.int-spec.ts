@@ -18,8 +18,19 @@ import { startSandbox, type RunningSandbox } from '../../sandbox';
 
 const UNIT = 10_000_000n;
 const RESERVE: ReserveConfig = {
-  index: 0, decimals: 7, cFactor: 9_000_000, lFactor: 8_000_000, util: 5_000_000, maxUtil: 9_500_000, rBase: 100_000,
-  rOne: 500_000, rTwo: 5_000_000, rThree: 15_000_000, reactivity: 20, supplyCap: 10n ** 20n, enabled: true,
+  index: 0,
+  decimals: 7,
+  cFactor: 9_000_000,
+  lFactor: 8_000_000,
+  util: 5_000_000,
+  maxUtil: 9_500_000,
+  rBase: 100_000,
+  rOne: 500_000,
+  rTwo: 5_000_000,
+  rThree: 15_000_000,
+  reactivity: 20,
+  supplyCap: 10n ** 20n,
+  enabled: true,
 };
 
 describe('sandbox Blend pool read by the unmodified blend-sdk', () => {
@@ -33,14 +44,24 @@ describe('sandbox Blend pool read by the unmodified blend-sdk', () => {
 
   const call = (contract: string, fn: string, args: xdr.ScVal[]) => sandbox.ledger.invokePrivileged(contract, fn, args);
   const submit = (from: string, requests: { requestType: number; address: string; amount: bigint }[]) =>
-    decodePositions(call(pool, 'submit', [address(from), address(from), address(from), xdr.ScVal.scvVec(requests.map(encodeRequest))]));
+    decodePositions(
+      call(pool, 'submit', [
+        address(from),
+        address(from),
+        address(from),
+        xdr.ScVal.scvVec(requests.map(encodeRequest)),
+      ]),
+    );
   const balance = (token: string, owner: string) => toBigInt(sandbox.ledger.view(token, 'balance', [address(owner)]));
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 200, scenario: 'empty' });
     const { ledger } = sandbox;
     const token = (symbol: string) =>
-      ledger.deployContract(TOKEN_CONTRACT, { salt: `it:${symbol}`, constructorArgs: [address(admin), u32(7), string(symbol), string(symbol)] });
+      ledger.deployContract(TOKEN_CONTRACT, {
+        salt: `it:${symbol}`,
+        constructorArgs: [address(admin), u32(7), string(symbol), string(symbol)],
+      });
     usdc = token('USDC');
     xlm = token('XLM');
     const oracle = ledger.deployContract(ORACLE_CONTRACT, {
@@ -52,7 +73,16 @@ describe('sandbox Blend pool read by the unmodified blend-sdk', () => {
     const backstop = StrKey.encodeContract(Buffer.alloc(32, 9));
     pool = ledger.deployContract(BLEND_POOL_CONTRACT, {
       salt: 'it:pool',
-      constructorArgs: [address(admin), string('Sandbox'), address(oracle), u32(2_000_000), u32(4), i128(0n), address(backstop), address(backstop)],
+      constructorArgs: [
+        address(admin),
+        string('Sandbox'),
+        address(oracle),
+        u32(2_000_000),
+        u32(4),
+        i128(0n),
+        address(backstop),
+        address(backstop),
+      ],
     });
     call(pool, 'set_status', [u32(0)]);
     call(pool, 'set_reserve', [address(usdc), encodeReserveConfig(RESERVE)]);
@@ -104,14 +134,18 @@ describe('sandbox Blend pool read by the unmodified blend-sdk', () => {
   });
 
   it('enforces the health check, caps withdrawals and refunds over-repayment', () => {
-    expect(() => submit(user, [{ requestType: REQUEST_TYPES.Borrow, address: xlm, amount: 1_000n * UNIT }])).toThrow(/#1205|1205/);
+    expect(() => submit(user, [{ requestType: REQUEST_TYPES.Borrow, address: xlm, amount: 1_000n * UNIT }])).toThrow(
+      /#1205|1205/,
+    );
     const before = balance(xlm, user);
     const after = submit(user, [{ requestType: REQUEST_TYPES.Repay, address: xlm, amount: 5_010n * UNIT }]);
     expect(after.liabilities.size).toBe(0);
     const paid = before - balance(xlm, user);
     expect(paid).toBeGreaterThanOrEqual(5_000n * UNIT);
     expect(paid).toBeLessThan(5_001n * UNIT);
-    const withdrawn = submit(user, [{ requestType: REQUEST_TYPES.WithdrawCollateral, address: usdc, amount: 2_000n * UNIT }]);
+    const withdrawn = submit(user, [
+      { requestType: REQUEST_TYPES.WithdrawCollateral, address: usdc, amount: 2_000n * UNIT },
+    ]);
     expect(withdrawn.collateral.size).toBe(0);
     expect(balance(usdc, user)).toBe(1_000n * UNIT);
   });

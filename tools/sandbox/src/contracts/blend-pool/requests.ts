@@ -13,11 +13,7 @@ import {
   totalSupply,
 } from '@rp/ledger';
 import type { ContractEnv } from '../../ledger/host/native-contract';
-import {
-  type PoolState,
-  requireReserveActionAllowed,
-  requireUtilizationBelow100,
-} from './pool-state';
+import { type PoolState, requireReserveActionAllowed, requireUtilizationBelow100 } from './pool-state';
 import type { UserState } from './user-state';
 
 /** pool/src/pool/actions.rs `Actions`: token movements to net at the end, and the checks the requests need. */
@@ -35,15 +31,33 @@ const add = (map: Map<string, bigint>, asset: string, amount: bigint): void => {
 };
 
 /** Pool events as events.rs publishes them: topics (name, asset, from), data (amount, shares). */
-export function emitPoolEvent(env: ContractEnv, name: string, asset: string, from: string, amount: bigint, shares: bigint, extraTopic?: string): void {
+export function emitPoolEvent(
+  env: ContractEnv,
+  name: string,
+  asset: string,
+  from: string,
+  amount: bigint,
+  shares: bigint,
+  extraTopic?: string,
+): void {
   const topics = [blendScVal.scSymbol(name), blendScVal.scAddress(asset), blendScVal.scAddress(from)];
   if (extraTopic !== undefined) topics.push(blendScVal.scAddress(extraTopic));
   env.emit(topics, xdr.ScVal.scvVec([blendScVal.scI128(amount), blendScVal.scI128(shares)]));
 }
 
 /** `build_actions_from_request`: applies requests 0-5 in order; auction requests (6-9) are not supported. */
-export function buildActions(env: ContractEnv, pool: PoolState, user: UserState, requests: readonly Request[]): Actions {
-  const actions: Actions = { spenderTransfer: new Map(), poolTransfer: new Map(), checkHealth: false, checkMaxUtil: [] };
+export function buildActions(
+  env: ContractEnv,
+  pool: PoolState,
+  user: UserState,
+  requests: readonly Request[],
+): Actions {
+  const actions: Actions = {
+    spenderTransfer: new Map(),
+    poolTransfer: new Map(),
+    checkHealth: false,
+    checkMaxUtil: [],
+  };
   for (const request of requests) {
     if (request.amount < 0n) env.fail(BLEND_POOL_ERROR.NegativeAmountError);
     pool.requireActionAllowed(request.requestType);

@@ -12,7 +12,13 @@ import {
 } from '@rp/ledger';
 import type { ContractEnv } from '../../ledger/host/native-contract';
 import { type Actions, buildActions, emitPoolEvent } from './requests';
-import { PoolState, effectiveCount, requireReserveActionAllowed, requireUtilizationBelow100, requireUtilizationBelowMax } from './pool-state';
+import {
+  PoolState,
+  effectiveCount,
+  requireReserveActionAllowed,
+  requireUtilizationBelow100,
+  requireUtilizationBelowMax,
+} from './pool-state';
 import { UserState } from './user-state';
 
 /** pool/src/pool/submit.rs `execute_submit`: apply requests, validate, move tokens, store. */
@@ -41,7 +47,12 @@ export function executeSubmit(
  * loan to the receiver, call its `exec_op(from, asset, amount, 0)`, then net the requests' transfers with
  * allowance from `from`.
  */
-export function executeFlashLoan(env: ContractEnv, from: string, flashLoan: FlashLoan, requests: readonly Request[]): Positions {
+export function executeFlashLoan(
+  env: ContractEnv,
+  from: string,
+  flashLoan: FlashLoan,
+  requests: readonly Request[],
+): Positions {
   if (from === env.address) env.fail(BLEND_POOL_ERROR.BadRequest);
   const pool = new PoolState(env);
   const user = new UserState(env, from, pool.storage.positions(from));
@@ -60,7 +71,11 @@ export function executeFlashLoan(env: ContractEnv, from: string, flashLoan: Flas
   validateSubmit(env, pool, user, previousCount, true, actions.checkMaxUtil);
 
   const amount = blendScVal.scI128(flashLoan.amount);
-  env.call(flashLoan.asset, 'transfer', [blendScVal.scAddress(env.address), blendScVal.scAddress(flashLoan.contract), amount]);
+  env.call(flashLoan.asset, 'transfer', [
+    blendScVal.scAddress(env.address),
+    blendScVal.scAddress(flashLoan.contract),
+    amount,
+  ]);
   env.call(flashLoan.contract, 'exec_op', [
     blendScVal.scAddress(from),
     blendScVal.scAddress(flashLoan.asset),

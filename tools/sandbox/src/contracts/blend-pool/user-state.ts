@@ -9,7 +9,11 @@ type Book = 'liabilities' | 'collateral' | 'supply';
  * that reaches zero is removed from its map (it no longer counts toward max_positions). Emissions are not modelled.
  */
 export class UserState {
-  readonly positions: { liabilities: Map<number, bigint>; collateral: Map<number, bigint>; supply: Map<number, bigint> };
+  readonly positions: {
+    liabilities: Map<number, bigint>;
+    collateral: Map<number, bigint>;
+    supply: Map<number, bigint>;
+  };
 
   constructor(
     private readonly env: ContractEnv,
@@ -33,7 +37,9 @@ export class UserState {
 
   add(book: Book, reserve: LiveReserve, amount: bigint): void {
     if (amount <= 0n) {
-      this.env.fail(book === 'liabilities' ? BLEND_POOL_ERROR.InvalidDTokenMintAmount : BLEND_POOL_ERROR.InvalidBTokenMintAmount);
+      this.env.fail(
+        book === 'liabilities' ? BLEND_POOL_ERROR.InvalidDTokenMintAmount : BLEND_POOL_ERROR.InvalidBTokenMintAmount,
+      );
     }
     const index = reserve.config.index;
     this.positions[book].set(index, this.balance(book, index) + amount);
@@ -43,7 +49,9 @@ export class UserState {
 
   remove(book: Book, reserve: LiveReserve, amount: bigint): void {
     if (amount <= 0n) {
-      this.env.fail(book === 'liabilities' ? BLEND_POOL_ERROR.InvalidDTokenBurnAmount : BLEND_POOL_ERROR.InvalidBTokenBurnAmount);
+      this.env.fail(
+        book === 'liabilities' ? BLEND_POOL_ERROR.InvalidDTokenBurnAmount : BLEND_POOL_ERROR.InvalidBTokenBurnAmount,
+      );
     }
     const index = reserve.config.index;
     const next = this.balance(book, index) - amount;

@@ -83,7 +83,10 @@ export const swapReceiverContract: NativeContract = {
         const tokenOut = readAddress(route);
         const out = quoteSwap(env, token, tokenOut, amount);
         if (out > 0n) env.call(tokenOut, 'transfer', [scAddress(env.address), scAddress(caller), scI128(out)]);
-        env.emit([scSymbol('swap'), scAddress(token), scAddress(tokenOut), scAddress(caller)], xdr.ScVal.scvVec([scI128(amount), scI128(out)]));
+        env.emit(
+          [scSymbol('swap'), scAddress(token), scAddress(tokenOut), scAddress(caller)],
+          xdr.ScVal.scvVec([scI128(amount), scI128(out)]),
+        );
         return VOID;
       }
       default:

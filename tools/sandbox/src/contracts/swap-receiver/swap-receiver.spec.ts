@@ -10,7 +10,10 @@ describe('oracle and swap receiver', () => {
   const ledger = new SandboxLedger();
   const admin = Keypair.random().publicKey();
   const token = (symbol: string, decimals: number) =>
-    ledger.deployContract(TOKEN_CONTRACT, { salt: symbol, constructorArgs: [address(admin), u32(decimals), string(symbol), string(symbol)] });
+    ledger.deployContract(TOKEN_CONTRACT, {
+      salt: symbol,
+      constructorArgs: [address(admin), u32(decimals), string(symbol), string(symbol)],
+    });
   const xlm = token('XLM', 7);
   const usdc = token('USDC', 6);
   const oracle = ledger.deployContract(ORACLE_CONTRACT, {
@@ -19,11 +22,16 @@ describe('oracle and swap receiver', () => {
   });
   ledger.invokePrivileged(oracle, 'set_price', [encodeOracleAsset({ stellar: xlm }), i128(1_200_000n)]);
   ledger.invokePrivileged(oracle, 'set_price', [encodeOracleAsset({ stellar: usdc }), i128(10_000_000n)]);
-  const receiver = ledger.deployContract(SWAP_RECEIVER_CONTRACT, { salt: 'rx', constructorArgs: [address(admin), address(oracle), u32(30)] });
+  const receiver = ledger.deployContract(SWAP_RECEIVER_CONTRACT, {
+    salt: 'rx',
+    constructorArgs: [address(admin), address(oracle), u32(30)],
+  });
   ledger.invokePrivileged(receiver, 'set_route', [address(xlm), address(usdc)]);
 
   it('answers SEP-40 reads', () => {
-    expect(decodePriceData(ledger.view(oracle, 'lastprice', [encodeOracleAsset({ stellar: xlm })])).price).toBe(1_200_000n);
+    expect(decodePriceData(ledger.view(oracle, 'lastprice', [encodeOracleAsset({ stellar: xlm })])).price).toBe(
+      1_200_000n,
+    );
     expect(ledger.view(oracle, 'lastprice', [encodeOracleAsset({ other: 'BTC' })]).switch().name).toBe('scvVoid');
     expect(ledger.view(oracle, 'decimals', []).u32()).toBe(7);
     expect(ledger.view(oracle, 'assets', []).vec()).toHaveLength(2);
@@ -36,7 +44,9 @@ describe('oracle and swap receiver', () => {
 
   it('refuses exec_op from an account and unknown functions', () => {
     const caller = Keypair.random().publicKey();
-    expect(() => ledger.invokePrivileged(receiver, 'exec_op', [address(caller), address(xlm), i128(1n), i128(0n)])).toThrow();
+    expect(() =>
+      ledger.invokePrivileged(receiver, 'exec_op', [address(caller), address(xlm), i128(1n), i128(0n)]),
+    ).toThrow();
     expect(() => ledger.invokePrivileged(receiver, 'nope', [] as xdr.ScVal[])).toThrow(/#1\b|Contract/);
   });
 });

@@ -17,14 +17,20 @@ const ADMIN = symbol('Admin');
 const METADATA = symbol('METADATA');
 const balanceKey = (owner: string) => xdr.ScVal.scvVec([symbol('Balance'), address(owner)]);
 const allowanceKey = (from: string, spender: string) =>
-  xdr.ScVal.scvVec([symbol('Allowance'), xdr.ScVal.scvMap([entry('from', address(from)), entry('spender', address(spender))])]);
+  xdr.ScVal.scvVec([
+    symbol('Allowance'),
+    xdr.ScVal.scvMap([entry('from', address(from)), entry('spender', address(spender))]),
+  ]);
 
 function entry(key: string, val: xdr.ScVal): xdr.ScMapEntry {
   return new xdr.ScMapEntry({ key: symbol(key), val });
 }
 
 function field(map: xdr.ScVal | undefined, key: string): xdr.ScVal | undefined {
-  return map?.map()?.find((item) => item.key().sym().toString() === key)?.val();
+  return map
+    ?.map()
+    ?.find((item) => item.key().sym().toString() === key)
+    ?.val();
 }
 
 /**
@@ -117,7 +123,8 @@ class TokenContract implements NativeContract {
   private approve(env: ContractEnv, from: string, spender: string, amount: bigint, expiration: number): xdr.ScVal {
     env.requireAuth(from);
     if (amount < 0n) env.fail(TOKEN_ERRORS.NegativeAmount);
-    if (amount > 0n && expiration < env.ledger.sequence) env.fail(TOKEN_ERRORS.Allowance, 'expiration ledger is in the past');
+    if (amount > 0n && expiration < env.ledger.sequence)
+      env.fail(TOKEN_ERRORS.Allowance, 'expiration ledger is in the past');
     const value = xdr.ScVal.scvMap([entry('amount', i128(amount)), entry('expiration_ledger', u32(expiration))]);
     env.set('temporary', allowanceKey(from, spender), value, Math.max(expiration, env.ledger.sequence));
     env.emit([symbol('approve'), address(from), address(spender)], xdr.ScVal.scvVec([i128(amount), u32(expiration)]));
@@ -129,7 +136,10 @@ class TokenContract implements NativeContract {
     if (allowed < amount) env.fail(TOKEN_ERRORS.Allowance, 'insufficient allowance');
     const stored = env.get('temporary', allowanceKey(from, spender));
     const expiration = toNumber(field(stored, 'expiration_ledger'));
-    const value = xdr.ScVal.scvMap([entry('amount', i128(allowed - amount)), entry('expiration_ledger', u32(expiration))]);
+    const value = xdr.ScVal.scvMap([
+      entry('amount', i128(allowed - amount)),
+      entry('expiration_ledger', u32(expiration)),
+    ]);
     env.set('temporary', allowanceKey(from, spender), value, expiration);
   }
 }

@@ -171,7 +171,11 @@ export class AuthorizationManager {
     const nonceScVal = xdr.ScVal.scvLedgerKeyNonce(new xdr.ScNonceKey({ nonce: credentials.nonce() }));
     context.state.put(
       key,
-      storedEntry(contractDataEntry(address, nonceScVal, 'temporary', xdr.ScVal.scvVoid()), context.ledgerSequence, expiration),
+      storedEntry(
+        contractDataEntry(address, nonceScVal, 'temporary', xdr.ScVal.scvVoid()),
+        context.ledgerSequence,
+        expiration,
+      ),
     );
   }
 }
@@ -211,7 +215,11 @@ function verifySignature(
     }
     const signer = StrKey.encodeEd25519PublicKey(publicKey);
     if (!Keypair.fromPublicKey(signer).verify(payload, signature)) {
-      throw HostError.of('Auth', 'InvalidAction', `failed account authentication with error: signature verification failed`);
+      throw HostError.of(
+        'Auth',
+        'InvalidAction',
+        `failed account authentication with error: signature verification failed`,
+      );
     }
     signers.push(signer);
   }

@@ -38,7 +38,12 @@ export class HostError extends Error {
     return new HostError('Contract', code, detail, contract);
   }
 
-  static of(type: Exclude<HostErrorType, 'Contract'>, code: HostErrorCode, detail: string, contract?: string): HostError {
+  static of(
+    type: Exclude<HostErrorType, 'Contract'>,
+    code: HostErrorCode,
+    detail: string,
+    contract?: string,
+  ): HostError {
     return new HostError(type, code, detail, contract);
   }
 

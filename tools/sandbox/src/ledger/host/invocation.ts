@@ -1,5 +1,11 @@
 import { Address, StrKey, xdr } from '@stellar/stellar-sdk';
-import { contractCodeKey, contractDataEntry, contractDataKey, contractInstanceKey, storedEntry } from '../state/entries';
+import {
+  contractCodeKey,
+  contractDataEntry,
+  contractDataKey,
+  contractInstanceKey,
+  storedEntry,
+} from '../state/entries';
 import type { StateOverlay, StoredEntry } from '../state/ledger-state';
 import { AuthorizationManager, type AuthContext, type FrameAuth } from './authorization';
 import { HostError, asHostError } from './host-error';
@@ -92,7 +98,10 @@ export class HostInvocation {
   }
 
   private requireAuth(frame: Frame, address: string, args: readonly xdr.ScVal[]): void {
-    const ancestors = this.stack.slice(0, -1).reverse().map((f) => f.auth);
+    const ancestors = this.stack
+      .slice(0, -1)
+      .reverse()
+      .map((f) => f.auth);
     const call = { contract: frame.contract, fn: frame.fn, args };
     this.context.auth.require(this.context, address, call, frame.invoker, ancestors, frame.auth);
   }
@@ -120,7 +129,9 @@ class ContractStorage {
   get(durability: StorageDurability, key: xdr.ScVal): xdr.ScVal | undefined {
     if (durability === 'instance') {
       const wanted = key.toXDR('base64');
-      return this.instanceStorage().find((entry) => entry.key().toXDR('base64') === wanted)?.val();
+      return this.instanceStorage()
+        .find((entry) => entry.key().toXDR('base64') === wanted)
+        ?.val();
     }
     const stored = this.state.get(contractDataKey(this.contract, key, durability));
     if (!stored || (stored.liveUntil !== undefined && stored.liveUntil < this.sequence)) return undefined;
@@ -138,7 +149,10 @@ class ContractStorage {
     const previous = this.state.get(entryKey);
     const ttl = durability === 'temporary' ? TEMPORARY_TTL : PERSISTENT_TTL;
     const until = liveUntil ?? Math.max(previous?.liveUntil ?? 0, this.sequence + ttl);
-    this.state.put(entryKey, storedEntry(contractDataEntry(this.contract, key, durability, value), this.sequence, until));
+    this.state.put(
+      entryKey,
+      storedEntry(contractDataEntry(this.contract, key, durability, value), this.sequence, until),
+    );
   }
 
   remove(durability: StorageDurability, key: xdr.ScVal): void {

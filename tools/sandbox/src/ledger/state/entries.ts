@@ -37,9 +37,7 @@ export function contractCodeKey(hash: Buffer): EntryKey {
 }
 
 export function durabilityXdr(durability: 'persistent' | 'temporary'): xdr.ContractDataDurability {
-  return durability === 'temporary'
-    ? xdr.ContractDataDurability.temporary()
-    : xdr.ContractDataDurability.persistent();
+  return durability === 'temporary' ? xdr.ContractDataDurability.temporary() : xdr.ContractDataDurability.persistent();
 }
 
 export function contractDataEntry(

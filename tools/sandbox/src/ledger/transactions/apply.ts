@@ -15,15 +15,25 @@ export interface ApplySettings extends ExecutionSettings {
  * happens next; then the invocation runs under enforced authorization and its declared footprint, and its
  * changes are kept only if it succeeds.
  */
-export function applyTransaction(state: LedgerState, parsed: ParsedEnvelope, settings: ApplySettings): TransactionRecord {
+export function applyTransaction(
+  state: LedgerState,
+  parsed: ParsedEnvelope,
+  settings: ApplySettings,
+): TransactionRecord {
   const fee = feeToCharge(parsed);
   const before = new StateOverlay(state);
   const feeSource = readAccount(before, parsed.feeSource);
   if (!feeSource) throw new Error(`fee source ${parsed.feeSource} vanished after validation`);
-  before.put(accountKey(parsed.feeSource), storedEntry(accountEntry({ ...feeSource, balance: feeSource.balance - fee }), settings.sequence));
+  before.put(
+    accountKey(parsed.feeSource),
+    storedEntry(accountEntry({ ...feeSource, balance: feeSource.balance - fee }), settings.sequence),
+  );
   const source = readAccount(before, parsed.inner.source);
   if (!source) throw new Error(`source ${parsed.inner.source} vanished after validation`);
-  before.put(accountKey(parsed.inner.source), storedEntry(accountEntry({ ...source, sequence: BigInt(parsed.inner.sequence) }), settings.sequence));
+  before.put(
+    accountKey(parsed.inner.source),
+    storedEntry(accountEntry({ ...source, sequence: BigInt(parsed.inner.sequence) }), settings.sequence),
+  );
   const feeChanges = before.changes();
   before.commitTo(state);
 
@@ -31,7 +41,11 @@ export function applyTransaction(state: LedgerState, parsed: ParsedEnvelope, set
   const hostFunction = parsed.hostFunction as xdr.HostFunction;
   const execution = executeHostFunction(operation, hostFunction, parsed.auth, settings);
   const error = execution.error ?? (parsed.sorobanData && checkDeclaredResources(execution, parsed.sorobanData));
-  const outcome = { returnValue: execution.returnValue, events: error ? [] : execution.events, error: error || undefined };
+  const outcome = {
+    returnValue: execution.returnValue,
+    events: error ? [] : execution.events,
+    error: error || undefined,
+  };
   const operationChanges = outcome.error ? [] : stamp(operation, settings.sequence);
   if (!outcome.error) operation.commitTo(state);
 

@@ -75,7 +75,11 @@ export function feeToCharge(parsed: ParsedEnvelope): bigint {
  * The checks a validator runs before a transaction may enter a ledger (stellar-core's `checkValid`): shape,
  * accounts, sequence, time bounds, fees, balance and signatures. Returns the real result code of the first failure.
  */
-export function checkEnvelope(parsed: ParsedEnvelope, state: EntryReader, closeTime: bigint): RejectionCode | undefined {
+export function checkEnvelope(
+  parsed: ParsedEnvelope,
+  state: EntryReader,
+  closeTime: bigint,
+): RejectionCode | undefined {
   const { inner } = parsed;
   if (parsed.operationCount === 0) return 'txMissingOperation';
   if (!parsed.hostFunction) return 'txNotSupported';
@@ -104,7 +108,10 @@ export function checkEnvelope(parsed: ParsedEnvelope, state: EntryReader, closeT
 function checkSignatures(parsed: ParsedEnvelope, state: EntryReader): RejectionCode | undefined {
   const { envelope, inner } = parsed;
   const operationSource = inner.operations[0]?.source;
-  const innerSigners = [inner.source, ...(operationSource && operationSource !== inner.source ? [operationSource] : [])];
+  const innerSigners = [
+    inner.source,
+    ...(operationSource && operationSource !== inner.source ? [operationSource] : []),
+  ];
   const innerVerdict = verifySigned(inner.hash(), inner.signatures, innerSigners, state);
   if (innerVerdict) return innerVerdict;
   if (envelope instanceof FeeBumpTransaction) {

@@ -20,7 +20,11 @@ export interface InvocationOutcome {
 }
 
 /** The result of an applied Soroban transaction: success with the hash of its return value and events, or trapped. */
-export function appliedResult(parsed: ParsedEnvelope, feeCharged: bigint, outcome: InvocationOutcome): xdr.TransactionResult {
+export function appliedResult(
+  parsed: ParsedEnvelope,
+  feeCharged: bigint,
+  outcome: InvocationOutcome,
+): xdr.TransactionResult {
   const operation = outcome.error
     ? xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped()
     : xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(
