@@ -1,25 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export class BodyTooLargeError extends Error {}
-export class BodySyntaxError extends Error {}
+export { BodyTooLargeError, readBody } from '../server/http-io';
 
-export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      // Keep draining so the client still gets our answer instead of a reset connection.
-      if (size <= limitBytes) chunks.push(chunk);
-    });
-    req.on('end', () =>
-      size > limitBytes
-        ? reject(new BodyTooLargeError(`body over ${limitBytes} bytes`))
-        : resolve(Buffer.concat(chunks)),
-    );
-    req.on('error', reject);
-  });
-}
+export class BodySyntaxError extends Error {}
 
 /** Splits the router's path into path and query; the query may instead live only in `req.url`. */
 export function splitPath(req: IncomingMessage, path: string): { path: string; query: URLSearchParams } {

@@ -1,12 +1,16 @@
-import { Address, nativeToScVal, scValToNative, xdr } from '@stellar/stellar-sdk';
+import { Address, scValToNative, xdr } from '@stellar/stellar-sdk';
+import { blendScVal } from '@rp/ledger';
 
-/** Small typed converters between contract arguments and TypeScript values. */
+/**
+ * Converters for the sandbox's own contracts and setup. Encoders are `libs/ledger`'s Soroban codecs under short
+ * names; readers are lenient where a contract reads its own storage (a missing balance is 0).
+ */
 
-export const symbol = (name: string): xdr.ScVal => xdr.ScVal.scvSymbol(name);
-export const i128 = (value: bigint): xdr.ScVal => nativeToScVal(value, { type: 'i128' });
-export const u32 = (value: number): xdr.ScVal => xdr.ScVal.scvU32(value);
-export const address = (value: string): xdr.ScVal => new Address(value).toScVal();
-export const string = (value: string): xdr.ScVal => xdr.ScVal.scvString(value);
+export const symbol = blendScVal.scSymbol;
+export const i128 = blendScVal.scI128;
+export const u32 = blendScVal.scU32;
+export const address = blendScVal.scAddress;
+export const string = blendScVal.scString;
 
 export function toBigInt(value: xdr.ScVal | undefined): bigint {
   if (!value) return 0n;

@@ -114,7 +114,7 @@ export function dumpSandbox(
     prices,
     pools: directory.pools,
     positions: directory.pools.flatMap((pool) => positionsIn(ledger, directory, pool.contractId, symbolOf)),
-    transactions: ledger.events
+    transactions: ledger.history
       .allTransactions()
       .slice(-25)
       .reverse()

@@ -153,55 +153,50 @@ describe('sandbox ledger rules', () => {
   });
 
   describe('address credentials (a payment signed by the payer, submitted by someone else)', () => {
-    async function signedPayment(expirationOffset: number) {
-      const op = transfer(wallet.address, other.publicKey(), 5n);
+    const payment = () => transfer(wallet.address, other.publicKey(), 5n);
+
+    async function signedPayment(expirationOffset: number, passphrase = Networks.TESTNET) {
       const recorded = await server.simulateTransaction(
         new TransactionBuilder(await server.getAccount(other.publicKey()), {
           fee: '100',
           networkPassphrase: Networks.TESTNET,
         })
-          .addOperation(op)
+          .addOperation(payment())
           .setTimeout(60)
           .build(),
       );
       if (!rpc.Api.isSimulationSuccess(recorded) || !recorded.result) throw new Error('simulation failed');
       const expiration = sandbox.ledger.latest.sequence + expirationOffset;
       return Promise.all(
-        recorded.result.auth.map((entry) => authorizeEntry(entry, walletSigner, expiration, Networks.TESTNET)),
+        recorded.result.auth.map((entry) => authorizeEntry(entry, walletSigner, expiration, passphrase)),
       );
     }
 
-    async function submitWithAuth(auth: xdr.SorobanAuthorizationEntry[]) {
+    /** The payment as submitted by `other`, carrying the payer's signed authorization entries. */
+    async function paymentWithAuth(auth: xdr.SorobanAuthorizationEntry[], fee = '100') {
       const func = xdr.HostFunction.hostFunctionTypeInvokeContract(
-        transfer(wallet.address, other.publicKey(), 5n).body().invokeHostFunctionOp().hostFunction().invokeContract(),
+        payment().body().invokeHostFunctionOp().hostFunction().invokeContract(),
       );
-      const tx = await prepared(other.publicKey(), Operation.invokeHostFunction({ func, auth }));
-      tx.sign(other);
-      return submitAndClose(tx);
+      return new TransactionBuilder(await server.getAccount(other.publicKey()), {
+        fee,
+        networkPassphrase: Networks.TESTNET,
+      })
+        .addOperation(Operation.invokeHostFunction({ func, auth }))
+        .setTimeout(60)
+        .build();
     }
+
+    const simulationError = async (auth: xdr.SorobanAuthorizationEntry[], fee?: string) =>
+      ((await server.simulateTransaction(await paymentWithAuth(auth, fee))) as rpc.Api.SimulateTransactionErrorResponse)
+        .error;
 
     it('accepts a valid signature once and fails the reuse of its nonce', async () => {
       const auth = await signedPayment(20);
-      expect((await submitWithAuth(auth)).status).toBe('SUCCESS');
+      const tx = await server.prepareTransaction(await paymentWithAuth(auth));
+      tx.sign(other);
+      expect((await submitAndClose(tx)).status).toBe('SUCCESS');
       const before = balance(wallet.address);
-      const account = await server.getAccount(other.publicKey());
-      const replay = new TransactionBuilder(account, { fee: '100000', networkPassphrase: Networks.TESTNET })
-        .addOperation(
-          Operation.invokeHostFunction({
-            func: xdr.HostFunction.hostFunctionTypeInvokeContract(
-              transfer(wallet.address, other.publicKey(), 5n)
-                .body()
-                .invokeHostFunctionOp()
-                .hostFunction()
-                .invokeContract(),
-            ),
-            auth,
-          }),
-        )
-        .setTimeout(60)
-        .build();
-      const simulation = await server.simulateTransaction(replay);
-      expect((simulation as rpc.Api.SimulateTransactionErrorResponse).error).toContain('nonce already exists');
+      expect(await simulationError(auth, '100000')).toContain('nonce already exists');
       expect(balance(wallet.address)).toBe(before);
     });
 
@@ -209,50 +204,12 @@ describe('sandbox ledger rules', () => {
       const auth = await signedPayment(1);
       sandbox.ledger.closeLedger();
       sandbox.ledger.closeLedger();
-      const account = await server.getAccount(other.publicKey());
-      const func = xdr.HostFunction.hostFunctionTypeInvokeContract(
-        transfer(wallet.address, other.publicKey(), 5n).body().invokeHostFunctionOp().hostFunction().invokeContract(),
-      );
-      const tx = new TransactionBuilder(account, { fee: '100', networkPassphrase: Networks.TESTNET })
-        .addOperation(Operation.invokeHostFunction({ func, auth }))
-        .setTimeout(60)
-        .build();
-      const simulation = await server.simulateTransaction(tx);
-      expect((simulation as rpc.Api.SimulateTransactionErrorResponse).error).toContain('signature has expired');
+      expect(await simulationError(auth)).toContain('signature has expired');
     });
 
     it('rejects an authorization signed for another network', async () => {
-      const op = transfer(wallet.address, other.publicKey(), 5n);
-      const recorded = await server.simulateTransaction(
-        new TransactionBuilder(await server.getAccount(other.publicKey()), {
-          fee: '100',
-          networkPassphrase: Networks.TESTNET,
-        })
-          .addOperation(op)
-          .setTimeout(60)
-          .build(),
-      );
-      if (!rpc.Api.isSimulationSuccess(recorded) || !recorded.result) throw new Error('simulation failed');
-      const expiration = sandbox.ledger.latest.sequence + 10;
-      const pubnetSigned = await Promise.all(
-        recorded.result.auth.map((entry) => authorizeEntry(entry, walletSigner, expiration, Networks.PUBLIC)),
-      );
-      const tx = new TransactionBuilder(await server.getAccount(other.publicKey()), {
-        fee: '100',
-        networkPassphrase: Networks.TESTNET,
-      })
-        .addOperation(
-          Operation.invokeHostFunction({
-            func: xdr.HostFunction.hostFunctionTypeInvokeContract(
-              op.body().invokeHostFunctionOp().hostFunction().invokeContract(),
-            ),
-            auth: pubnetSigned,
-          }),
-        )
-        .setTimeout(60)
-        .build();
-      const simulation = await server.simulateTransaction(tx);
-      expect((simulation as rpc.Api.SimulateTransactionErrorResponse).error).toContain('signature verification failed');
+      const pubnetSigned = await signedPayment(10, Networks.PUBLIC);
+      expect(await simulationError(pubnetSigned)).toContain('signature verification failed');
     });
   });
 

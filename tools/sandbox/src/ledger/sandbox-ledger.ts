@@ -58,22 +58,22 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   private readonly state = new LedgerState();
   private readonly kinds = new Map<string, NativeContractKind>();
   private readonly queue: ParsedEnvelope[] = [];
-  private history: LedgerHistory;
+  private records: LedgerHistory;
 
   constructor(options: SandboxLedgerOptions = {}) {
     super();
     this.passphrase = options.passphrase ?? Networks.TESTNET;
     this.networkId = networkIdOf(this.passphrase);
     this.now = options.now ?? Date.now;
-    this.history = new LedgerHistory(this.nowSeconds());
+    this.records = new LedgerHistory(this.nowSeconds());
   }
 
   get latest(): ClosedLedger {
-    return this.history.latest;
+    return this.records.latest;
   }
 
   get oldest(): ClosedLedger {
-    return this.history.oldest;
+    return this.records.oldest;
   }
 
   get pendingCount(): number {
@@ -81,11 +81,12 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   }
 
   recentLedgers(count: number): readonly ClosedLedger[] {
-    return this.history.recentLedgers(count);
+    return this.records.recentLedgers(count);
   }
 
-  get events() {
-    return this.history;
+  /** Closed ledgers, applied transactions and their events. */
+  get history(): LedgerHistory {
+    return this.records;
   }
 
   /** Creates the account with `stroops` of the native asset, or adds them to an existing account. */
@@ -186,7 +187,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   /** `sendTransaction`: validates against the current state and queues for the next ledger. */
   submit(envelopeXdr: string): SubmitOutcome {
     const parsed = parseEnvelope(envelopeXdr, this.passphrase);
-    if (this.history.transaction(parsed.hash) || this.queue.some((queued) => queued.hash === parsed.hash)) {
+    if (this.records.transaction(parsed.hash) || this.queue.some((queued) => queued.hash === parsed.hash)) {
       return { status: 'DUPLICATE', hash: parsed.hash };
     }
     // Like stellar-core, one transaction per source account waits in the queue at a time.
@@ -215,7 +216,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   }
 
   transaction(hash: string): TransactionRecord | undefined {
-    return this.history.transaction(hash);
+    return this.records.transaction(hash);
   }
 
   /** Applies the queued transactions in arrival order and closes the next ledger. */
@@ -233,7 +234,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
       });
       applied.push(record);
     }
-    const ledger = this.history.close(closeTime, applied);
+    const ledger = this.records.close(closeTime, applied);
     this.emit('close', ledger);
     return ledger;
   }
@@ -242,7 +243,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   reset(): void {
     this.state.clear();
     this.queue.length = 0;
-    this.history = new LedgerHistory(this.nowSeconds());
+    this.records = new LedgerHistory(this.nowSeconds());
   }
 
   private settings(sourceAccount: string | undefined): ExecutionSettings {

@@ -45,8 +45,8 @@ export class LedgerEvents {
     const filters = request.filters ?? [];
     if (filters.length > 5) throw new RpcError(-32602, 'maximum 5 filters per request');
     const candidates = cursor
-      ? this.ledger.events.eventsAfter(cursor)
-      : this.ledger.events.eventsFrom(request.startLedger ?? 0);
+      ? this.ledger.history.eventsAfter(cursor)
+      : this.ledger.history.eventsFrom(request.startLedger ?? 0);
     const end = request.endLedger ?? Number.MAX_SAFE_INTEGER;
     const matching = candidates
       .filter((event) => event.ledger < end)

@@ -12,19 +12,28 @@ export class BadRequestError extends Error {
   }
 }
 
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BadRequestError('request body too large', 413);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+export class BodyTooLargeError extends Error {}
+
+/** Reads the whole body; past `limit` it keeps draining (so the client still gets the answer) and then rejects. */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.on('end', () =>
+      size > limit ? reject(new BodyTooLargeError(`body over ${limit} bytes`)) : resolve(Buffer.concat(chunks)),
+    );
+    req.on('error', reject);
+  });
 }
 
 export async function readJson(req: IncomingMessage): Promise<unknown> {
-  const body = await readBody(req);
+  const body = await readBody(req).catch((error: unknown) => {
+    throw error instanceof BodyTooLargeError ? new BadRequestError('request body too large', 413) : error;
+  });
   if (body.length === 0) return {};
   try {
     return JSON.parse(body.toString('utf8'));

@@ -11,6 +11,7 @@ import {
   encodeReserve,
 } from '@rp/ledger';
 import { type ContractEnv, type NativeContract, defineContractKind } from '../../ledger/host/native-contract';
+import { requiredArg } from '../contract-args';
 import { initializePool, setReserve, setStatus, updatePool } from './admin';
 import { PoolState } from './pool-state';
 import { PoolStorage } from './storage';
@@ -19,11 +20,8 @@ import { executeFlashLoan, executeSubmit } from './submit';
 const { readAddress, readI128, readString, readU32, readVec, scAddress, scI128, scSymbol, scU32 } = blendScVal;
 const VOID = xdr.ScVal.scvVoid();
 
-function arg(env: ContractEnv, args: readonly xdr.ScVal[], i: number): xdr.ScVal {
-  const value = args[i];
-  if (value === undefined) env.fail(BLEND_POOL_ERROR.BadRequest, `missing argument ${i}`);
-  return value;
-}
+const arg = (env: ContractEnv, args: readonly xdr.ScVal[], i: number): xdr.ScVal =>
+  requiredArg(env, args, i, BLEND_POOL_ERROR.BadRequest);
 
 function requireAdmin(env: ContractEnv): string {
   const admin = new PoolStorage(env).admin();

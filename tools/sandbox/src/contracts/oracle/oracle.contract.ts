@@ -1,6 +1,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import { blendScVal, decodeOracleAsset, encodeOracleAsset, encodePriceData, type OracleAsset } from '@rp/ledger';
 import { type ContractEnv, type NativeContract, defineContractKind } from '../../ledger/host/native-contract';
+import { requiredArg, requiredInstance } from '../contract-args';
 
 /**
  * A SEP-40 price feed the sandbox controls: `lastprice(asset)` answers the last `set_price`, stamped with the ledger
@@ -16,17 +17,11 @@ const VOID = xdr.ScVal.scvVoid();
 const key = (name: string): xdr.ScVal => scSymbol(name);
 const priceKey = (asset: OracleAsset): xdr.ScVal => xdr.ScVal.scvVec([scSymbol('Price'), encodeOracleAsset(asset)]);
 
-function arg(env: ContractEnv, args: readonly xdr.ScVal[], i: number): xdr.ScVal {
-  const value = args[i];
-  if (value === undefined) env.fail(ERRORS.BadArgument, `missing argument ${i}`);
-  return value;
-}
+const arg = (env: ContractEnv, args: readonly xdr.ScVal[], i: number): xdr.ScVal =>
+  requiredArg(env, args, i, ERRORS.BadArgument);
 
-function instance(env: ContractEnv, name: string): xdr.ScVal {
-  const value = env.get('instance', key(name));
-  if (value === undefined) env.fail(ERRORS.BadArgument, `oracle not initialized (${name})`);
-  return value;
-}
+const instance = (env: ContractEnv, name: string): xdr.ScVal =>
+  requiredInstance(env, key(name), ERRORS.BadArgument, `oracle (${name})`);
 
 function assets(env: ContractEnv): xdr.ScVal[] {
   const list = env.get('instance', key('Assets'));

@@ -1,6 +1,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import { blendScVal, decodePriceData, encodeOracleAsset } from '@rp/ledger';
 import { type ContractEnv, type NativeContract, defineContractKind } from '../../ledger/host/native-contract';
+import { requiredArg, requiredInstance } from '../contract-args';
 
 /**
  * A flash-loan receiver that swaps, for UNWIND. The pool sends it `amount` of `token` and calls
@@ -21,17 +22,11 @@ const BPS = 10_000n;
 const key = (name: string): xdr.ScVal => scSymbol(name);
 const routeKey = (tokenIn: string): xdr.ScVal => xdr.ScVal.scvVec([scSymbol('Route'), scAddress(tokenIn)]);
 
-function arg(env: ContractEnv, args: readonly xdr.ScVal[], i: number): xdr.ScVal {
-  const value = args[i];
-  if (value === undefined) env.fail(ERRORS.BadArgument, `missing argument ${i}`);
-  return value;
-}
+const arg = (env: ContractEnv, args: readonly xdr.ScVal[], i: number): xdr.ScVal =>
+  requiredArg(env, args, i, ERRORS.BadArgument);
 
-function instance(env: ContractEnv, name: string): xdr.ScVal {
-  const value = env.get('instance', key(name));
-  if (value === undefined) env.fail(ERRORS.BadArgument, `receiver not initialized (${name})`);
-  return value;
-}
+const instance = (env: ContractEnv, name: string): xdr.ScVal =>
+  requiredInstance(env, key(name), ERRORS.BadArgument, `receiver (${name})`);
 
 function priceOf(env: ContractEnv, oracle: string, token: string): bigint {
   const result = env.call(oracle, 'lastprice', [encodeOracleAsset({ stellar: token })]);
