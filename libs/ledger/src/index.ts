@@ -4,3 +4,4 @@ export * from './token';
 export * from './transactions';
 export * from './wallet';
 export * from './blend';
+export * from './x402';
