@@ -8,3 +8,7 @@ export * from './lib/txb/txb-action';
 export * from './lib/txb/txb-error-code';
 export * from './lib/validation/ledger-validators';
 export * from './lib/validation/ledger-values';
+export * from './lib/subscription/api-key';
+export * from './lib/subscription/subscription-error-code';
+export * from './lib/subscription/subscription-requests';
+export * from './lib/subscription/subscription-responses';

@@ -33,6 +33,8 @@ export const ErrorCode = {
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   NOT_READY: 'NOT_READY',
+  /** A direct call to a service that requires the gateway's signed internal headers (`INTERNAL_TOKEN`). */
+  INTERNAL_AUTH_REQUIRED: 'INTERNAL_AUTH_REQUIRED',
 } as const;
 export type CommonErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

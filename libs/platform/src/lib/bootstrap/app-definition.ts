@@ -2,6 +2,7 @@ import { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig } from '../config/app-config';
 import { ReadinessCheck } from '../health/readiness-check';
+import { OpenApiInfo } from '../openapi/openapi-document';
 
 /** What an app tells the platform about itself; its `main.ts` passes this to `bootstrap()`. */
 export interface AppDefinition<C extends AppConfig> {
@@ -14,4 +15,11 @@ export interface AppDefinition<C extends AppConfig> {
   readiness(config: C): Type<ReadinessCheck>[];
   /** Express middleware that must see requests before body parsing (the gateway's streaming proxy). */
   beforeBodyParsers?(app: NestExpressApplication): void;
+  /** Serve the app's OpenAPI document at `GET /openapi.json` (the gateway merges them); omitted: none. */
+  openApi?: OpenApiInfo;
+  /**
+   * `false` for the gateway only: it signs the internal identity headers and does not check them. Every other
+   * service checks them (`INTERNAL_TOKEN`).
+   */
+  internalAuth?: false;
 }

@@ -5,11 +5,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { HttpLogger } from 'pino-http';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, ServiceConfig } from '../config/app-config';
 import { ConfigError, describeConfig, loadConfig } from '../config/load-config';
 import { expressErrorHandler } from '../errors/error-envelope.filter';
+import { internalAuthMiddleware } from '../internal-auth/internal-auth.middleware';
 import { assignRequestId, enterRequestContext } from '../logging/request-context';
 import { HttpMetrics } from '../metrics/http-metrics';
+import { OpenApiPublisher } from '../openapi/openapi.controller';
 import { AppDefinition } from './app-definition';
 import { HTTP_LOGGER, PlatformModule } from './platform.module';
 
@@ -34,18 +36,32 @@ export async function createApp<C extends AppConfig>(
       imports: definition.modules(config),
       readiness: definition.readiness(config),
       logDestination: options.logDestination,
+      openApi: definition.openApi,
     }),
     { bufferLogs: true, bodyParser: false, abortOnError: false },
   );
   app.useLogger(app.get(Logger));
+  // The document is built on its first request, once every route is registered.
+  if (definition.openApi) app.get(OpenApiPublisher).attach(app);
   app.flushLogs();
   app.disable('x-powered-by');
   // Order matters: id first (every answer carries it), then the access log and metrics (they see every request,
-  // including proxied ones and parser failures), then the proxy (bodies stream through untouched), then parsing.
+  // including proxied ones and parser failures), then the gateway's signature check (before any body is read),
+  // then the proxy (bodies stream through untouched), then parsing.
+  const httpLogger = app.get<HttpLogger>(HTTP_LOGGER);
   app.use(assignRequestId);
-  app.use(app.get<HttpLogger>(HTTP_LOGGER));
+  app.use(httpLogger);
   app.use(app.get(HttpMetrics).middleware);
   app.use(helmet());
+  if (config instanceof ServiceConfig) {
+    if (definition.internalAuth !== false) app.use(internalAuthMiddleware(config.INTERNAL_TOKEN));
+    if (!config.INTERNAL_TOKEN && config.NODE_ENV === 'production') {
+      httpLogger.logger.warn(
+        { context: 'InternalAuth' },
+        'INTERNAL_TOKEN is not set: identity headers travel unsigned and services trust them as they come',
+      );
+    }
+  }
   definition.beforeBodyParsers?.(app);
   app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   app.use(expressErrorHandler);

@@ -14,6 +14,8 @@ import { createHttpLogger } from '../logging/logger-options';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { MetricsController } from '../metrics/metrics.controller';
 import { createMetricsRegistry } from '../metrics/metrics-registry';
+import { OpenApiInfo } from '../openapi/openapi-document';
+import { OPENAPI_INFO, OpenApiController, OpenApiPublisher } from '../openapi/openapi.controller';
 
 export const APP_NAME = Symbol('rp:app-name');
 export const HTTP_LOGGER = Symbol('rp:http-logger');
@@ -27,6 +29,8 @@ export interface PlatformOptions<C extends AppConfig> {
   readiness: Type<ReadinessCheck>[];
   /** Where log lines go (tests capture them); stdout by default. */
   logDestination?: NodeJS.WritableStream;
+  /** Serve `GET /openapi.json` with this title and description. */
+  openApi?: OpenApiInfo;
 }
 
 /**
@@ -52,7 +56,7 @@ export class PlatformModule {
         TerminusModule.forRoot({ logger: false }),
         ...options.imports,
       ],
-      controllers: [HealthController, MetricsController],
+      controllers: [HealthController, MetricsController, ...(options.openApi ? [OpenApiController] : [])],
       providers: [
         { provide: APP_NAME, useValue: options.appName },
         { provide: HTTP_LOGGER, useValue: httpLogger },
@@ -64,6 +68,7 @@ export class PlatformModule {
         { provide: APP_PIPE, useFactory: createValidationPipe },
         HttpMetrics,
         HttpClient,
+        ...(options.openApi ? [{ provide: OPENAPI_INFO, useValue: options.openApi }, OpenApiPublisher] : []),
       ],
       exports: [APP_NAME, HTTP_LOGGER, configClass, AppConfig, Registry, HttpMetrics, HttpClient],
     };

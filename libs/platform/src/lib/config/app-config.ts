@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { IsDuration, IsPortNumber, Secret } from './setting-decorators';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -34,7 +34,10 @@ export interface RedisSettings {
   db: number;
 }
 
-/** An app that uses Redis: `REDIS_URL`, or `REDIS_HOST`/`REDIS_PORT`/`REDIS_PASSWORD`/`REDIS_DB`. */
+/**
+ * A service: it uses Redis (`REDIS_URL`, or `REDIS_HOST`/`REDIS_PORT`/`REDIS_PASSWORD`/`REDIS_DB`) and takes calls
+ * through the gateway (`INTERNAL_TOKEN`).
+ */
 export class ServiceConfig extends AppConfig {
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: '$property must be a redis:// or rediss:// URL' })
@@ -56,6 +59,17 @@ export class ServiceConfig extends AppConfig {
   @Min(0, { message: '$property must be an integer between 0 and 15' })
   @Max(15, { message: '$property must be an integer between 0 and 15' })
   REDIS_DB = 0;
+
+  /**
+   * Shared secret of the gateway and the services: the gateway signs the internal identity headers with it, and a
+   * service that has it refuses every call not signed with it. Unset: identity headers are trusted unsigned
+   * (development only).
+   */
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: '$property must be at least 16 characters' })
+  @Secret()
+  INTERNAL_TOKEN?: string;
 
   /** Where Redis is: `REDIS_URL`, else host and port (127.0.0.1:6379 by default). */
   redis(): RedisSettings {

@@ -1,0 +1,36 @@
+import type { CallerIdentity, KeyTier } from './api-key';
+
+/** Answer of subscribe and complete (spec, Subscription grant). */
+export interface SubscriptionGrant {
+  apiKey: string;
+  tier: KeyTier;
+  rateLimit: number;
+  expiresAt: string;
+  durationDays: number;
+  network: string;
+  /** Direct flow only. */
+  message?: string;
+  /** Server-assisted flow only. */
+  payTo?: string;
+}
+
+/** Answer of prepare (spec, Prepared payment). */
+export interface PreparedPayment {
+  txJson: string;
+  preimageXdrs: string[];
+  maxLedger: number;
+  networkPassphrase: string;
+  x402Version: number;
+}
+
+/** Answer of status (spec, Subscription status). */
+export interface SubscriptionStatus {
+  active: boolean;
+  tier: KeyTier;
+  rateLimit: number;
+  expiresAt: string;
+  lastPayment: { network: string; amountUsd: string; txHash: string; paidAt: string };
+}
+
+/** Answer of `GET /api/v1/keys/me`: the key the call was made with. */
+export type KeyDescription = CallerIdentity;
