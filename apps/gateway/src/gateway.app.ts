@@ -1,16 +1,54 @@
-import { Module } from '@nestjs/common';
-import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppDefinition } from '@rp/platform';
+import { AccessControl } from './access/access-control';
+import { KeyIntrospectionClient } from './auth/key-introspection.client';
 import { GatewayConfig } from './config/gateway.config';
+import { DocsModule } from './docs/docs.module';
+import { RateLimitRedisShutdown, createRateLimitRedis, settled } from './rate-limit/rate-limit-redis';
+import { RATE_LIMIT_OPTIONS, RATE_LIMIT_REDIS, RateLimiter } from './rate-limit/rate-limiter';
 import { ServiceProxy } from './routing/service-proxy';
 
-@Module({ providers: [ServiceProxy] })
-class RoutingModule {}
+/** How long boot waits for the rate limiter's Redis before it starts on the in-process fallback. */
+const REDIS_BOOT_WAIT_MS = 1000;
+
+@Module({})
+class EdgeModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: EdgeModule,
+      providers: [
+        {
+          provide: RATE_LIMIT_REDIS,
+          useFactory: async () => {
+            const redis = createRateLimitRedis(config.redis(), config.RATE_LIMIT_REDIS_TIMEOUT_MS);
+            await settled(redis, REDIS_BOOT_WAIT_MS);
+            return redis;
+          },
+        },
+        { provide: RATE_LIMIT_OPTIONS, useValue: {} },
+        RateLimiter,
+        RateLimitRedisShutdown,
+        KeyIntrospectionClient,
+        AccessControl,
+        ServiceProxy,
+      ],
+    };
+  }
+}
 
 export const gatewayApp: AppDefinition<GatewayConfig> = {
   name: 'gateway',
   config: GatewayConfig,
-  modules: (config) => [RedisModule.forRoot(config.redis(), 'gateway'), { module: RoutingModule }],
-  readiness: () => [RedisReadiness],
-  // Proxied bodies stream through untouched, so the proxy sits ahead of the JSON parser.
-  beforeBodyParsers: (app) => app.use(app.get(ServiceProxy).middleware()),
+  modules: (config) => [EdgeModule.forRoot(config), { module: DocsModule }],
+  // Nothing to wait for: without Redis the gateway limits in process, and a service that is down is its 503.
+  readiness: () => [],
+  // The gateway signs the internal headers; it has no one to check them from.
+  internalAuth: false,
+  // Client address per TRUST_PROXY, then access and limits, then the streaming proxy: all ahead of the JSON parser
+  // so proxied bodies stream through untouched.
+  beforeBodyParsers: (app) => {
+    app.set('trust proxy', app.get(GatewayConfig).TRUST_PROXY);
+    app.use(app.get(AccessControl).middleware());
+    app.use(app.get(ServiceProxy).middleware());
+  },
 };

@@ -1,12 +1,17 @@
 /**
  * The gateway as a real process in front of an upstream HTTP server: what it forwards and how it answers when the
- * upstream is slow or gone. The upstream records exactly what reached it.
+ * upstream is slow or gone. The upstream records exactly what reached it, and answers the gateway's key
+ * introspection for one key (authentication itself is proven in gateway-auth.e2e-spec.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { IncomingMessage, Server, ServerResponse, createServer, get } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { AppProcess, freePort } from '@rp/dev';
 import { startApp } from './support/running-apps';
+
+const API_KEY = `rp_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x').slice(0, 32)}`;
+const WITH_KEY = { authorization: `Bearer ${API_KEY}` };
+const KEY_ID = `fwd-${randomUUID()}`;
 
 interface Seen {
   method: string;
@@ -26,6 +31,21 @@ function upstream(): Promise<{ server: Server; url: string; seen: Seen[] }> {
       length += chunk.length;
     });
     req.on('end', () => {
+      if (req.url === '/internal/keys/introspect') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            active: true,
+            keyId: KEY_ID,
+            tier: 'standard',
+            rateLimit: 60,
+            burst: 120,
+            expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+            email: null,
+          }),
+        );
+        return;
+      }
       seen.push({
         method: req.method ?? '',
         url: req.url ?? '',
@@ -101,7 +121,7 @@ describe('the gateway forwarding to a service', () => {
   });
 
   it.each(['GET', 'PUT', 'PATCH', 'DELETE'])('forwards %s', async (method) => {
-    const response = await fetch(`${gateway.url}/api/v1/txb/proposals?wallet=G1`, { method });
+    const response = await fetch(`${gateway.url}/api/v1/txb/proposals?wallet=G1`, { method, headers: WITH_KEY });
     expect(response.status).toBe(402);
     expect(service.seen.at(-1)).toMatchObject({ method, url: '/api/v1/txb/proposals?wallet=G1' });
   });
@@ -110,7 +130,7 @@ describe('the gateway forwarding to a service', () => {
     const body = Buffer.alloc(2 * 1024 * 1024, 7);
     const response = await fetch(`${gateway.url}/api/v1/keys/upload`, {
       method: 'POST',
-      headers: { 'content-type': 'application/octet-stream' },
+      headers: { 'content-type': 'application/octet-stream', ...WITH_KEY },
       body,
     });
     expect(response.status).toBe(402);
@@ -122,7 +142,7 @@ describe('the gateway forwarding to a service', () => {
 
   it('streams the answer: the first chunk arrives before the service has finished', async () => {
     const started = Date.now();
-    const response = await fetch(`${gateway.url}/api/v1/keys/stream`);
+    const response = await fetch(`${gateway.url}/api/v1/keys/stream`, { headers: WITH_KEY });
     const reader = response.body!.getReader();
     const first = await reader.read();
     const firstAt = Date.now() - started;
@@ -136,7 +156,9 @@ describe('the gateway forwarding to a service', () => {
 
   it('answers 504 in the envelope when the service stays silent past the upstream timeout', async () => {
     const started = Date.now();
-    const response = await fetch(`${gateway.url}/api/v1/keys/silent`, { headers: { 'x-request-id': 'slow-1' } });
+    const response = await fetch(`${gateway.url}/api/v1/keys/silent`, {
+      headers: { 'x-request-id': 'slow-1', ...WITH_KEY },
+    });
     expect(response.status).toBe(504);
     expect(await response.json()).toEqual({
       success: false,
@@ -151,7 +173,7 @@ describe('the gateway forwarding to a service', () => {
   it('cuts the client off when the service stalls after its answer began', async () => {
     // fetch() resolves a truncated chunked body as if it were whole; node:http tells the truth.
     const answer = await new Promise<{ status?: number; body: string; complete: boolean }>((resolve) => {
-      get(`${gateway.url}/api/v1/keys/stalls`, (response) => {
+      get(`${gateway.url}/api/v1/keys/stalls`, { headers: WITH_KEY }, (response) => {
         let body = '';
         response.on('data', (chunk: Buffer) => (body += chunk.toString()));
         response.on('close', () => resolve({ status: response.statusCode, body, complete: response.complete }));
@@ -162,7 +184,7 @@ describe('the gateway forwarding to a service', () => {
 
   it('answers 503 in the envelope when the service is down', async () => {
     const response = await fetch(`${gateway.url}/api/v1/rms/notifications?walletAddress=G1`, {
-      headers: { 'x-request-id': 'down-1' },
+      headers: { 'x-request-id': 'down-1', ...WITH_KEY },
     });
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');
@@ -198,7 +220,7 @@ describe('a gateway told to stop (SIGTERM)', () => {
     const service = await upstream();
     const gateway = await startApp('gateway', { SUBSCRIPTION_URL: service.url, UPSTREAM_TIMEOUT_MS: '5000' });
     try {
-      const inFlight = fetch(`${gateway.url}/api/v1/keys/slow`);
+      const inFlight = fetch(`${gateway.url}/api/v1/keys/slow`, { headers: WITH_KEY });
       await new Promise((resolve) => setTimeout(resolve, 300));
       const stopped = gateway.stop();
       await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,4 +1,8 @@
 import { IsDuration, IsHttpUrl, ServiceConfig } from '@rp/platform';
+import { IsInt, Max, Min } from 'class-validator';
+
+const positive = { message: '$property must be an integer of at least 1' };
+const hops = { message: '$property must be an integer between 0 and 10' };
 
 /** The gateway owns `/api/v1` and forwards each prefix to the service that owns it. */
 export class GatewayConfig extends ServiceConfig {
@@ -19,4 +23,28 @@ export class GatewayConfig extends ServiceConfig {
   /** A service that stays silent this long is answered for with 504. */
   @IsDuration(100)
   UPSTREAM_TIMEOUT_MS = 30_000;
+
+  /** How long an active key's introspection answer is reused (never past the key's expiry). */
+  @IsDuration(0)
+  KEY_CACHE_TTL_MS = 5000;
+
+  /** Refill of the per-IP bucket of keyless routes (public, admin, webhook), in requests per minute. */
+  @IsInt(positive)
+  @Min(1, positive)
+  PUBLIC_RATE_LIMIT = 60;
+
+  /** Capacity of the per-IP bucket. */
+  @IsInt(positive)
+  @Min(1, positive)
+  PUBLIC_BURST = 120;
+
+  /** Reverse proxies in front of the gateway whose `X-Forwarded-For` is believed; 0 = the socket's address. */
+  @IsInt(hops)
+  @Min(0, hops)
+  @Max(10, hops)
+  TRUST_PROXY = 0;
+
+  /** A rate-limit call to Redis slower than this counts as Redis down (the in-process bucket decides). */
+  @IsDuration(1)
+  RATE_LIMIT_REDIS_TIMEOUT_MS = 250;
 }

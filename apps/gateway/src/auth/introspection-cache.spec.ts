@@ -1,0 +1,116 @@
+import { KeyIntrospection } from '@rp/contracts';
+import { IntrospectionCache } from './introspection-cache';
+
+const KEY = 'rp_test_AbCdEfGhIjKlMnOpQrStUvWxYz012345';
+const START = Date.parse('2027-01-01T00:00:00.000Z');
+
+function active(expiresAt: string): KeyIntrospection {
+  return { active: true, keyId: 'k1', tier: 'standard', rateLimit: 60, burst: 120, expiresAt, email: null };
+}
+
+function setup(options: { activeTtlMs?: number; maxEntries?: number } = {}) {
+  let now = START;
+  const cache = new IntrospectionCache({
+    activeTtlMs: options.activeTtlMs ?? 5000,
+    maxEntries: options.maxEntries,
+    now: () => now,
+  });
+  const calls: string[] = [];
+  let answer: KeyIntrospection = active('2027-02-01T00:00:00.000Z');
+  const ask = async (apiKey: string) => {
+    calls.push(apiKey);
+    return answer;
+  };
+  return {
+    cache,
+    calls,
+    ask,
+    advance: (ms: number) => (now += ms),
+    answer: (next: KeyIntrospection) => (answer = next),
+  };
+}
+
+describe('the introspection cache', () => {
+  it('reuses an active answer for the TTL, then asks again', async () => {
+    const { cache, calls, ask, advance } = setup();
+    await cache.lookup(KEY, ask);
+    advance(4999);
+    expect(await cache.lookup(KEY, ask)).toMatchObject({ active: true, keyId: 'k1' });
+    expect(calls).toHaveLength(1);
+    advance(1);
+    await cache.lookup(KEY, ask);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('keeps a negative answer about 2 s', async () => {
+    const { cache, calls, ask, advance, answer } = setup();
+    answer({ active: false, reason: 'unknown' });
+    await cache.lookup(KEY, ask);
+    advance(1999);
+    expect(await cache.lookup(KEY, ask)).toEqual({ active: false, reason: 'unknown' });
+    expect(calls).toHaveLength(1);
+    advance(1);
+    await cache.lookup(KEY, ask);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('never serves an active answer past the key expiry: it is expired at once, without asking', async () => {
+    const { cache, calls, ask, advance, answer } = setup();
+    answer(active(new Date(START + 1000).toISOString()));
+    expect((await cache.lookup(KEY, ask)).active).toBe(true);
+    expect(cache.cached(KEY)?.active).toBe(true);
+    advance(1000);
+    expect(await cache.lookup(KEY, ask)).toEqual({
+      active: false,
+      reason: 'expired',
+      expiresAt: new Date(START + 1000).toISOString(),
+    });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('treats an "active" answer whose expiry has already passed as expired, cached or not', async () => {
+    const { cache, ask, answer } = setup({ activeTtlMs: 0 });
+    answer(active(new Date(START - 1).toISOString()));
+    expect(await cache.lookup(KEY, ask)).toMatchObject({ active: false, reason: 'expired' });
+  });
+
+  it('does not cache at all with a TTL of 0', async () => {
+    const { cache, calls, ask } = setup({ activeTtlMs: 0 });
+    await cache.lookup(KEY, ask);
+    await cache.lookup(KEY, ask);
+    expect(calls).toHaveLength(2);
+    expect(cache.cached(KEY)).toBeUndefined();
+  });
+
+  it('shares one call among concurrent lookups of one key', async () => {
+    const { cache } = setup();
+    let release: (answer: KeyIntrospection) => void = () => undefined;
+    let calls = 0;
+    const ask = () => {
+      calls += 1;
+      return new Promise<KeyIntrospection>((resolve) => (release = resolve));
+    };
+    const lookups = Promise.all([cache.lookup(KEY, ask), cache.lookup(KEY, ask), cache.lookup(KEY, ask)]);
+    release(active('2027-02-01T00:00:00.000Z'));
+    const answers = await lookups;
+    expect(calls).toBe(1);
+    expect(answers.every((answer) => answer.active)).toBe(true);
+  });
+
+  it('does not remember a failed call: every waiter sees the failure, the next lookup asks again', async () => {
+    const { cache, calls, ask } = setup();
+    const failing = () => Promise.reject(new Error('down'));
+    await expect(Promise.all([cache.lookup(KEY, failing), cache.lookup(KEY, failing)])).rejects.toThrow('down');
+    await cache.lookup(KEY, ask);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('holds at most maxEntries, dropping the oldest', async () => {
+    const { cache, ask } = setup({ maxEntries: 3 });
+    const keys = ['a', 'b', 'c', 'd'].map((suffix) => KEY.slice(0, -1) + suffix);
+    for (const key of keys) await cache.lookup(key, ask);
+    expect(cache.size).toBe(3);
+    expect(cache.cached(keys[0])).toBeUndefined();
+    expect(cache.cached(keys[3])?.active).toBe(true);
+  });
+});

@@ -1,0 +1,91 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ErrorCode, KEY_TIERS, KeyIntrospection } from '@rp/contracts';
+import { ApiError, HttpClient, UpstreamError, signInternalRequest } from '@rp/platform';
+import { GatewayConfig } from '../config/gateway.config';
+import { IntrospectionCache } from './introspection-cache';
+
+export const INTROSPECTION_PATH = '/internal/keys/introspect';
+const INTROSPECTION_TIMEOUT_MS = 2000;
+
+/**
+ * Asks the subscription service about an API key (`POST /internal/keys/introspect`, signed with the internal
+ * token, no identity) through an in-process cache. No answer, or one that is not an introspection, is a 503.
+ */
+@Injectable()
+export class KeyIntrospectionClient {
+  private readonly logger = new Logger(KeyIntrospectionClient.name);
+  private readonly cache: IntrospectionCache;
+  private readonly url: string;
+
+  constructor(
+    private readonly http: HttpClient,
+    private readonly config: GatewayConfig,
+  ) {
+    this.cache = new IntrospectionCache({ activeTtlMs: config.KEY_CACHE_TTL_MS });
+    this.url = `${config.SUBSCRIPTION_URL.replace(/\/+$/, '')}${INTROSPECTION_PATH}`;
+  }
+
+  /** True when the key is known to be active right now, without asking anyone. */
+  knownActive(apiKey: string): boolean {
+    return this.cache.cached(apiKey)?.active === true;
+  }
+
+  introspect(apiKey: string, requestId: string): Promise<KeyIntrospection> {
+    return this.cache.lookup(apiKey, (key) => this.ask(key, requestId));
+  }
+
+  private async ask(apiKey: string, requestId: string): Promise<KeyIntrospection> {
+    const token = this.config.INTERNAL_TOKEN;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-request-id': requestId,
+      ...(token ? signInternalRequest({ token, method: 'POST', path: INTROSPECTION_PATH, requestId }) : {}),
+    };
+    let response: Response;
+    try {
+      response = await this.http.fetch(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ apiKey }),
+        timeoutMs: INTROSPECTION_TIMEOUT_MS,
+      });
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      this.logger.warn(`key introspection failed: ${error.message}`);
+      throw unavailable();
+    }
+    const body: unknown = await response.json().catch(() => undefined);
+    if (!response.ok || !isKeyIntrospection(body)) {
+      this.logger.error(`key introspection answered ${response.status} without an introspection`);
+      throw unavailable();
+    }
+    return body;
+  }
+}
+
+function unavailable(): ApiError {
+  return new ApiError(503, ErrorCode.SERVICE_UNAVAILABLE, 'API keys cannot be checked right now', {
+    headers: { 'Retry-After': '5' },
+  });
+}
+
+function isKeyIntrospection(value: unknown): value is KeyIntrospection {
+  if (typeof value !== 'object' || value === null) return false;
+  const answer = value as Record<string, unknown>;
+  if (answer['active'] === false) return ['unknown', 'expired', 'revoked'].includes(answer['reason'] as string);
+  return (
+    answer['active'] === true &&
+    typeof answer['keyId'] === 'string' &&
+    answer['keyId'] !== '' &&
+    (KEY_TIERS as readonly unknown[]).includes(answer['tier']) &&
+    isPositiveNumber(answer['rateLimit']) &&
+    isPositiveNumber(answer['burst']) &&
+    typeof answer['expiresAt'] === 'string' &&
+    !Number.isNaN(Date.parse(answer['expiresAt'])) &&
+    (answer['email'] === null || typeof answer['email'] === 'string')
+  );
+}
+
+function isPositiveNumber(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
