@@ -10,4 +10,5 @@ export const notificationsApp: AppDefinition<NotificationsConfig> = {
     PersistenceModule.forRoot({ appName: 'notifications', url: config.databaseUrl() }),
   ],
   readiness: () => [DatabaseReadiness, RedisReadiness],
+  openApi: { title: 'Risk and notifications', description: 'Risk evaluation, alert channels, webhook, DLQ.' },
 };

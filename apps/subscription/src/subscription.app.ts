@@ -1,6 +1,7 @@
 import { DatabaseReadiness, PersistenceModule } from '@rp/persistence';
 import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
 import { SubscriptionConfig } from './config/subscription.config';
+import { SubscriptionModule } from './subscription.module';
 
 export const subscriptionApp: AppDefinition<SubscriptionConfig> = {
   name: 'subscription',
@@ -8,6 +9,8 @@ export const subscriptionApp: AppDefinition<SubscriptionConfig> = {
   modules: (config) => [
     RedisModule.forRoot(config.redis(), 'subscription'),
     PersistenceModule.forRoot({ appName: 'subscription', url: config.databaseUrl() }),
+    { module: SubscriptionModule },
   ],
   readiness: () => [DatabaseReadiness, RedisReadiness],
+  openApi: { title: 'Subscription', description: 'x402 payment for API keys, key status, partner keys.' },
 };

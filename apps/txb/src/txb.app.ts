@@ -7,4 +7,5 @@ export const txbApp: AppDefinition<TxbConfig> = {
   config: TxbConfig,
   modules: (config) => [RedisModule.forRoot(config.redis(), 'txb')],
   readiness: () => [RedisReadiness],
+  openApi: { title: 'Transaction builder', description: 'Blend positions, REPAY / LIQUIDATE / UNWIND, submit, track.' },
 };

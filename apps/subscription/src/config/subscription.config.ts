@@ -1,6 +1,6 @@
-import { IsLedgerAccountAddress, IsLedgerSecretSeed, LEDGER_NETWORKS } from '@rp/contracts';
-import { IsHttpUrl, Secret, StatefulServiceConfig } from '@rp/platform';
-import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsContractAddress, IsLedgerAccountAddress, IsLedgerSecretSeed, LEDGER_NETWORKS } from '@rp/contracts';
+import { IsDuration, IsHttpUrl, Secret, StatefulServiceConfig } from '@rp/platform';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 
 const daysMessage = '$property must be an integer between 1 and 3650';
 
@@ -39,4 +39,20 @@ export class SubscriptionConfig extends StatefulServiceConfig {
   @IsOptional()
   @IsHttpUrl()
   SUBSCRIPTION_CONTRACT_RPC_URL?: string;
+
+  /** Stablecoin contract (C-address) payments are made in; the network's USDC when unset. */
+  @IsOptional()
+  @IsContractAddress()
+  X402_ASSET_CONTRACT?: string;
+
+  /** Admin key (`x-admin-key`) of the partner-key routes; they answer 503 while it is unset. */
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: '$property must be at least 16 characters' })
+  @Secret()
+  RMS_ADMIN_API_KEY?: string;
+
+  /** How long one RPC call of settlement may take before it is retried or failed over. */
+  @IsDuration(100)
+  LEDGER_RPC_TIMEOUT_MS = 10_000;
 }

@@ -1,0 +1,73 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { type KeyDescription, type KeyIntrospection, type KeyTier, type LedgerNetwork } from '@rp/contracts';
+import { generateApiKey, hashApiKey } from './api-key';
+import { type KeyRecord, KeyRepository } from './key.repository';
+
+const DAY_MS = 86_400_000;
+
+export interface KeyIssue {
+  network: LedgerNetwork;
+  tier: KeyTier;
+  rateLimit: number;
+  burst: number;
+  durationDays: number;
+  /** Start of validity: the payment's time for paid keys. */
+  from: Date;
+  email: string;
+  projectName: string | null;
+  paymentId: string | null;
+}
+
+/** Issues, resolves and revokes API keys. The plain key leaves this class once, in `issue`'s answer. */
+@Injectable()
+export class KeysService {
+  private readonly logger = new Logger(KeysService.name);
+
+  constructor(private readonly keys: KeyRepository) {}
+
+  async issue(request: KeyIssue): Promise<{ apiKey: string; record: KeyRecord }> {
+    const apiKey = generateApiKey(request.network);
+    const record = await this.keys.insert({
+      hash: hashApiKey(apiKey),
+      prefix: apiKey.slice(0, 12),
+      tier: request.tier,
+      rateLimit: request.rateLimit,
+      burst: request.burst,
+      email: request.email,
+      projectName: request.projectName,
+      paymentId: request.paymentId,
+      createdAt: new Date(),
+      expiresAt: new Date(request.from.getTime() + request.durationDays * DAY_MS),
+    });
+    this.logger.log({ keyId: record.id, tier: record.tier, prefix: record.prefix }, 'API key issued');
+    return { apiKey, record };
+  }
+
+  /** What the gateway needs to admit a call made with `apiKey`. */
+  async introspect(apiKey: string, now = new Date()): Promise<KeyIntrospection> {
+    const record = await this.keys.findByHash(hashApiKey(apiKey));
+    if (!record) return { active: false, reason: 'unknown' };
+    if (record.revokedAt) return { active: false, reason: 'revoked' };
+    if (record.expiresAt.getTime() <= now.getTime()) {
+      return { active: false, reason: 'expired', expiresAt: record.expiresAt.toISOString() };
+    }
+    return { active: true, ...describeKey(record) };
+  }
+
+  async revoke(keyId: string): Promise<KeyRecord | null> {
+    const record = await this.keys.revoke(keyId, new Date());
+    if (record) this.logger.log({ keyId, prefix: record.prefix }, 'API key revoked');
+    return record;
+  }
+}
+
+export function describeKey(record: KeyRecord): KeyDescription {
+  return {
+    keyId: record.id,
+    tier: record.tier,
+    rateLimit: record.rateLimit,
+    burst: record.burst,
+    expiresAt: record.expiresAt.toISOString(),
+    email: record.email,
+  };
+}

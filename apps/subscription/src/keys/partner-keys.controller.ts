@@ -1,0 +1,60 @@
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Param, ParseUUIDPipe, Post, Res, UseGuards } from '@nestjs/common';
+import { type LedgerNetwork, PartnerKeyRequest, SubscriptionErrorCode as Code } from '@rp/contracts';
+import { ApiError, ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
+import type { Response } from 'express';
+import { SubscriptionConfig } from '../config/subscription.config';
+import { AdminKeyGuard } from './admin-key.guard';
+import { KeysService } from './keys.service';
+
+/** Operators issue partner keys (custom rate, burst and duration) and revoke any key. */
+@ApiTags('keys')
+@ApiSecurity(SecuritySchemeName.adminKey)
+@ApiErrorResponse(403, 'INVALID_ADMIN_KEY')
+@ApiErrorResponse(503, 'ADMIN_NOT_CONFIGURED')
+@Controller('api/v1/keys')
+@UseGuards(AdminKeyGuard)
+export class PartnerKeysController {
+  constructor(
+    private readonly keys: KeysService,
+    private readonly config: SubscriptionConfig,
+  ) {}
+
+  @Post('partners')
+  @ApiOperation({ summary: 'Issue a partner key with custom rate limit, burst and duration (admin)' })
+  async issue(@Body() body: PartnerKeyRequest, @Res({ passthrough: true }) res: Response) {
+    const network = this.config.X402_LEDGER_NETWORK as LedgerNetwork;
+    const { apiKey, record } = await this.keys.issue({
+      network,
+      tier: 'partner',
+      rateLimit: body.rateLimit,
+      burst: body.burst,
+      durationDays: body.durationDays,
+      from: new Date(),
+      email: body.email,
+      projectName: body.projectName ?? null,
+      paymentId: null,
+    });
+    res.setHeader('Cache-Control', 'no-store');
+    return {
+      apiKey,
+      keyId: record.id,
+      tier: record.tier,
+      rateLimit: record.rateLimit,
+      burst: record.burst,
+      expiresAt: record.expiresAt.toISOString(),
+      durationDays: body.durationDays,
+      network,
+      message: 'Store this API key now: it is displayed only once and cannot be recovered.',
+    };
+  }
+
+  @Delete('admin/keys/:keyId')
+  @ApiOperation({ summary: 'Revoke any key by id (admin); the gateway stops accepting it within seconds' })
+  @ApiErrorResponse(404, 'KEY_NOT_FOUND')
+  async revoke(@Param('keyId', new ParseUUIDPipe({ errorHttpStatusCode: 400 })) keyId: string) {
+    const record = await this.keys.revoke(keyId);
+    if (!record) throw new ApiError(404, Code.KEY_NOT_FOUND, `No key has id ${keyId}`);
+    return { keyId: record.id, revokedAt: record.revokedAt?.toISOString() };
+  }
+}

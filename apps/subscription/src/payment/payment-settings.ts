@@ -1,0 +1,59 @@
+import { CAIP2_NETWORK, type LedgerNetwork } from '@rp/contracts';
+import { networkPassphrase, usdcContract } from '@rp/ledger';
+import { Keypair } from '@stellar/stellar-sdk';
+import type { SubscriptionConfig } from '../config/subscription.config';
+
+/** Public testnet RPC, used when no `CONTRACT_RPC_URL` is set on testnet; pubnet has no default. */
+const TESTNET_RPC = 'https://soroban-testnet.stellar.org';
+
+/** Seconds a payment authorization may live (DECISIONS.md, Subscription). */
+export const MAX_TIMEOUT_SECONDS = 600;
+
+/** Everything a payment needs, resolved once from the settings; `undefined` when payment is not configured. */
+export interface PaymentSettings {
+  network: LedgerNetwork;
+  caip2: string;
+  passphrase: string;
+  payTo: string;
+  asset: string;
+  /** Price in the asset's base units (7 decimals). */
+  amount: bigint;
+  priceUsd: string;
+  durationDays: number;
+  sponsor: Keypair;
+  rpcUrl: string;
+}
+
+/** `'0.2026'` -> `2026000n`: exact decimal arithmetic on the string, never a float. */
+export function usdToBaseUnits(price: string, decimals = 7): bigint {
+  const [whole, fraction = ''] = price.split('.');
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0').slice(0, decimals) || '0');
+}
+
+/** `2026000n` -> `'0.2026'`: the decimal USD string of an amount in base units, without trailing zeros. */
+export function baseUnitsToUsd(amount: bigint, decimals = 7): string {
+  const scale = 10n ** BigInt(decimals);
+  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return fraction ? `${amount / scale}.${fraction}` : `${amount / scale}`;
+}
+
+export function resolvePaymentSettings(config: SubscriptionConfig): PaymentSettings | undefined {
+  const network = config.X402_LEDGER_NETWORK as LedgerNetwork;
+  const rpcUrl =
+    config.SUBSCRIPTION_CONTRACT_RPC_URL ??
+    config.CONTRACT_RPC_URL ??
+    (network === 'ledger:testnet' ? TESTNET_RPC : undefined);
+  if (!config.X402_PAYMENT_ADDRESS_LEDGER || !config.X402_FACILITATOR_LEDGER_SECRET_KEY || !rpcUrl) return undefined;
+  return {
+    network,
+    caip2: CAIP2_NETWORK[network],
+    passphrase: networkPassphrase(network),
+    payTo: config.X402_PAYMENT_ADDRESS_LEDGER,
+    asset: config.X402_ASSET_CONTRACT ?? usdcContract(network),
+    amount: usdToBaseUnits(config.X402_SUBSCRIPTION_PRICE),
+    priceUsd: baseUnitsToUsd(usdToBaseUnits(config.X402_SUBSCRIPTION_PRICE)),
+    durationDays: config.X402_SUBSCRIPTION_DAYS,
+    sponsor: Keypair.fromSecret(config.X402_FACILITATOR_LEDGER_SECRET_KEY),
+    rpcUrl,
+  };
+}
