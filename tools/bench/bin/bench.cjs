@@ -4,7 +4,7 @@
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '../../..');
-const suites = ['sandbox'];
+const suites = ['sandbox', 'gateway'];
 const suite = process.argv[2] ?? 'sandbox';
 if (!suites.includes(suite)) {
   process.stderr.write(`usage: bench.cjs <${suites.join('|')}>\n`);

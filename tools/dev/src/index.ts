@@ -4,3 +4,4 @@ export * from './launcher';
 export * from './ports';
 export * from './redis';
 export * from './settings-cli';
+export * from './buy-key';

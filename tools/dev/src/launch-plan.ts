@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { DEMO_WALLETS } from '@rp/sandbox';
 import { WORKSPACE_ROOT } from './app-process';
@@ -72,6 +73,9 @@ export function portOf(env: NodeJS.ProcessEnv, variable: string, defaultPort: nu
 }
 
 /** Ports, data folders and settings of every app, from the launcher's environment, the Redis and the sandbox. */
+/** Admin key of the partner-key routes under `npm start` (sandbox only; the banner shows it). */
+export const DEV_ADMIN_KEY = 'dev-admin-key-sandbox-only';
+
 export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: SandboxEndpoints): LaunchPlan {
   const dataDir = resolve(WORKSPACE_ROOT, env['DEV_DATA_DIR'] || '.data');
   const readyTimeoutMs = Number(env['DEV_READY_TIMEOUT_MS'] || 90_000);
@@ -80,7 +84,9 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
   );
   const local = (app: string) => `http://127.0.0.1:${ports[app]}`;
   const rpcUrl = sandbox ? `${sandbox.url}/rpc` : 'http://127.0.0.1:4000/rpc';
-  const shared = { HOST: '127.0.0.1', REDIS_URL: redisUrl, NODE_ENV: 'development' };
+  // Services accept only calls the gateway signed with this token; a fresh one per launch unless given.
+  const internalToken = env['INTERNAL_TOKEN'] || randomBytes(24).toString('hex');
+  const shared = { HOST: '127.0.0.1', REDIS_URL: redisUrl, NODE_ENV: 'development', INTERNAL_TOKEN: internalToken };
   const ledger = { CONTRACT_RPC_URL: rpcUrl };
   const specific: Record<string, Record<string, string>> = {
     gateway: {
@@ -90,6 +96,7 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
     },
     subscription: {
       X402_LEDGER_NETWORK: 'ledger:testnet',
+      RMS_ADMIN_API_KEY: env['RMS_ADMIN_API_KEY'] || DEV_ADMIN_KEY,
       ...ledger,
       ...(sandbox && {
         X402_PAYMENT_ADDRESS_LEDGER: sandbox.paymentReceiver,

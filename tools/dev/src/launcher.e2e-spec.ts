@@ -2,7 +2,7 @@
  * `npm start` as a person runs it: the launcher process with its five apps, on free ports, with Redis not
  * answering at the configured URL (so it starts its own). Then Ctrl-C, and nothing may be left running.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { LauncherState } from './launcher';
 import { freePort } from './ports';
 
 const START = join(WORKSPACE_ROOT, 'tools/dev/bin/start.cjs');
+const BUY_KEY = join(WORKSPACE_ROOT, 'tools/dev/bin/buy-key.cjs');
 
 function alive(pid: number | undefined): boolean {
   if (!pid) return false;
@@ -98,15 +99,16 @@ describe('npm start (the dev launcher)', () => {
 
     const gateway = `http://127.0.0.1:${ports['GATEWAY']}`;
     expect((await fetch(`${gateway}/health/ready`)).status).toBe(200);
-    for (const [prefix, service] of [
-      ['keys', 'subscription'],
-      ['txb', 'txb'],
-      ['rms', 'notifications'],
+    // Public routes (no key needed) of each service: the gateway forwards them with the request id.
+    for (const [path, method, service] of [
+      ['keys/subscribe/status?email=probe%40example.com', 'GET', 'subscription'],
+      ['txb/status', 'GET', 'txb'],
+      ['rms/notifications/webhook', 'POST', 'notifications'],
     ]) {
-      const requestId = `launcher-probe-${prefix}`;
-      const response = await fetch(`${gateway}/api/v1/${prefix}/probe`, { headers: { 'x-request-id': requestId } });
+      const requestId = `launcher-probe-${service}`;
+      const response = await fetch(`${gateway}/api/v1/${path}`, { method, headers: { 'x-request-id': requestId } });
       expect(response.status).toBe(404);
-      expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', requestId });
+      expect(await response.json()).toMatchObject({ requestId });
       // The service itself logged the forwarded request, with the same id.
       await until(
         () => output.some((line) => line.startsWith(service.padEnd(14)) && line.includes(`"id":"${requestId}"`)),
@@ -127,6 +129,27 @@ describe('npm start (the dev launcher)', () => {
     expect(html).toContain('Demo Pool');
     expect(html).toContain('demo wallet (near danger');
     expect(alive(state.sandbox.pid)).toBe(true);
+
+    // The README's newcomer path: buy a key with the demo wallet, then call a protected route with it.
+    const bought = spawnSync(
+      process.execPath,
+      [
+        BUY_KEY,
+        '--email',
+        'newcomer@example.com',
+        '--gateway',
+        gateway,
+        '--rpc',
+        `https://127.0.0.1:${ports['SANDBOX_TLS']}/rpc`,
+      ],
+      { cwd: WORKSPACE_ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect({ status: bought.status, stderr: bought.stderr }).toMatchObject({ status: 0 });
+    const apiKey = bought.stdout.trim();
+    expect(apiKey).toMatch(/^rp_test_[0-9A-Za-z]{32}$/);
+    const me = await fetch(`${gateway}/api/v1/keys/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ tier: 'standard', email: 'newcomer@example.com' });
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

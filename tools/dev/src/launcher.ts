@@ -142,6 +142,8 @@ export class Launcher {
       `  API            ${gateway.url}/api/v1`,
       ...rows,
       '',
+      `  API docs       ${gateway.url}/api/docs`,
+      `  buy a key      npm run buy-key -- --email you@example.com   (pays 0.2026 sandbox USDC from the healthy demo wallet)`,
       `  health         ${gateway.url}/health/ready   (every app: /health/live, /health/ready, /metrics)`,
       `  Redis          ${redis.url} (${redisNote})`,
       `  data           ${shortPath(plan.dataDir)}/<app> (embedded PGlite, kept between runs)`,

@@ -1,0 +1,234 @@
+/**
+ * Buying an API key through the gateway, on the sandbox ledger: the direct flow with a SEP-5 wallet, the same
+ * purchase by the official x402 client stack, and the server-assisted flow. Real processes, real XDR.
+ */
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { ExactStellarScheme as ExactStellarClient } from '@x402/stellar/exact/client';
+import { type PaymentRequired, createExactPayment, encodeX402Header } from '@rp/ledger';
+import { DEMO_WALLETS } from '@rp/sandbox';
+import { Keypair, hash } from '@stellar/stellar-sdk';
+import { type PaidStack, freshWallet, startPaidStack } from './support/paid-stack';
+
+const PRICE = 2_026_000n;
+const json = { 'content-type': 'application/json' };
+
+describe('buying an API key through the gateway', () => {
+  let stack: PaidStack;
+  beforeAll(async () => {
+    stack = await startPaidStack();
+  }, 120_000);
+  afterAll(() => stack?.close());
+
+  const subscribe = (body: object, headers: Record<string, string> = {}) =>
+    fetch(`${stack.api}/keys/subscribe`, {
+      method: 'POST',
+      headers: { ...json, ...headers },
+      body: JSON.stringify(body),
+    });
+
+  async function challenge(): Promise<{ body: Record<string, unknown>; header: PaymentRequired }> {
+    const answer = await subscribe({ email: 'reader@example.com' });
+    expect(answer.status).toBe(402);
+    const header = answer.headers.get('payment-required');
+    expect(header).toBeTruthy();
+    return {
+      body: (await answer.json()) as Record<string, unknown>,
+      header: JSON.parse(Buffer.from(header ?? '', 'base64').toString('utf8')) as PaymentRequired,
+    };
+  }
+
+  it('answers 402 with the spec body, x402Version, accepts and the PAYMENT-REQUIRED header', async () => {
+    const { body, header } = await challenge();
+    expect(body).toMatchObject({
+      success: false,
+      status: 402,
+      code: 'PAYMENT_REQUIRED',
+      error: expect.any(String),
+      x402Version: 2,
+      paymentRequirements: {
+        scheme: 'exact',
+        network: 'ledger:testnet',
+        payTo: stack.scenario.paymentReceiver,
+        asset: stack.scenario.usdc,
+        amount: '2026000',
+        maxTimeoutSeconds: 600,
+      },
+    });
+    expect(body['accepts']).toEqual(header.accepts);
+    expect(header).toMatchObject({
+      x402Version: 2,
+      resource: { url: expect.stringMatching(/\/api\/v1\/keys\/subscribe$/) },
+      accepts: [{ scheme: 'exact', network: 'stellar:testnet', amount: '2026000', extra: { areFeesSponsored: true } }],
+    });
+  });
+
+  it("publishes the subscription routes in the gateway's merged OpenAPI document", async () => {
+    const document = (await (await fetch(`${stack.gateway.url}/api/docs/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { summary?: string }>>;
+    };
+    for (const path of [
+      '/api/v1/keys/subscribe',
+      '/api/v1/keys/subscribe/prepare',
+      '/api/v1/keys/subscribe/complete',
+    ]) {
+      expect(document.paths[path]?.['post']?.summary).toEqual(expect.any(String));
+    }
+    expect(document.paths['/api/v1/keys/subscribe/status']?.['get']).toBeDefined();
+    expect(document.paths['/api/v1/keys/me']?.['get']).toBeDefined();
+  });
+
+  it('direct flow: a SEP-5 wallet pays, gets a key that opens a protected route; status shows the payment', async () => {
+    const payer = freshWallet(stack, 5n * PRICE, DEMO_WALLETS.healthy.mnemonic);
+    const { header } = await challenge();
+    const before = {
+      payer: stack.usdc(payer.address),
+      receiver: stack.usdc(stack.scenario.paymentReceiver),
+      sponsorXlm: stack.sandbox.ledger.account(stack.scenario.sponsor.address)?.balance ?? 0n,
+      payerXlm: stack.sandbox.ledger.account(payer.address)?.balance,
+    };
+    const payment = await createExactPayment({ ledger: stack.ledger, payer, requirements: header.accepts[0] });
+
+    const paid = await subscribe(
+      { email: 'direct@example.com', projectName: 'Direct Buyer' },
+      { 'X-PAYMENT-SIGNATURE': encodeX402Header(payment) },
+    );
+    const grant = (await paid.json()) as Record<string, unknown>;
+    expect(paid.status).toBe(200);
+    expect(Object.keys(grant).sort()).toEqual(
+      ['apiKey', 'durationDays', 'expiresAt', 'message', 'network', 'rateLimit', 'tier'].sort(),
+    );
+    expect(grant).toMatchObject({ tier: 'standard', rateLimit: 60, durationDays: 30, network: 'ledger:testnet' });
+    expect(grant['apiKey']).toMatch(/^rp_test_[0-9A-Za-z]{32}$/);
+    const days = (Date.parse(String(grant['expiresAt'])) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.99);
+    expect(days).toBeLessThan(30.01);
+
+    const receipt = JSON.parse(Buffer.from(paid.headers.get('payment-response') ?? '', 'base64').toString('utf8'));
+    expect(receipt).toMatchObject({ success: true, network: 'stellar:testnet', payer: payer.address });
+
+    // Exactly the price moved, the payer kept its XLM, and the sponsor paid the fee of the settled transaction.
+    expect(stack.usdc(stack.scenario.paymentReceiver) - before.receiver).toBe(PRICE);
+    expect(before.payer - stack.usdc(payer.address)).toBe(PRICE);
+    expect(stack.sandbox.ledger.account(payer.address)?.balance).toBe(before.payerXlm);
+    const settled = await stack.ledger.getTransaction(receipt.transaction);
+    expect(settled.status).toBe('SUCCESS');
+    const fee = settled.status === 'SUCCESS' ? BigInt(settled.resultXdr.feeCharged().toString()) : -1n;
+    expect(fee).toBeGreaterThan(0n);
+    const sponsorAfter = stack.sandbox.ledger.account(stack.scenario.sponsor.address)?.balance ?? 0n;
+    expect(before.sponsorXlm - sponsorAfter).toBe(fee);
+
+    const me = await fetch(`${stack.api}/keys/me`, { headers: { Authorization: `Bearer ${grant['apiKey']}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ tier: 'standard', rateLimit: 60, burst: 120, email: 'direct@example.com' });
+
+    const status = await fetch(`${stack.api}/keys/subscribe/status?email=direct%40example.com`);
+    expect(status.status).toBe(200);
+    const body = (await status.json()) as { lastPayment: { txHash: string } };
+    expect(body).toMatchObject({
+      active: true,
+      tier: 'standard',
+      rateLimit: 60,
+      expiresAt: grant['expiresAt'],
+      lastPayment: { network: 'ledger:testnet', amountUsd: '0.2026', txHash: receipt.transaction },
+    });
+    const onLedger = await stack.ledger.getTransaction(body.lastPayment.txHash);
+    expect(onLedger.status).toBe('SUCCESS');
+  }, 60_000);
+
+  it('the official x402 client stack buys a key driven only by the PAYMENT-REQUIRED header', async () => {
+    const payer = freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic);
+    const receiverBefore = stack.usdc(stack.scenario.paymentReceiver);
+    const signer = { address: payer.address, signAuthEntry: payer.signAuthEntry };
+    const client = new x402HTTPClient(
+      new x402Client().register('stellar:testnet', new ExactStellarClient(signer, { url: stack.sandbox.secureRpcUrl })),
+    );
+    const request = { email: 'official@example.com', projectName: 'x402 client' };
+    const first = await subscribe(request);
+    expect(first.status).toBe(402);
+    const required = client.getPaymentRequiredResponse((name) => first.headers.get(name));
+    const payload = await client.createPaymentPayload(required);
+    const second = await subscribe(request, client.encodePaymentSignatureHeader(payload));
+    expect(second.status).toBe(200);
+    const settle = client.getPaymentSettleResponse((name) => second.headers.get(name));
+    expect(settle).toMatchObject({ success: true, payer: payer.address });
+    expect(stack.usdc(stack.scenario.paymentReceiver) - receiverBefore).toBe(PRICE);
+    expect(stack.usdc(payer.address)).toBe(0n);
+  }, 60_000);
+
+  it('server-assisted flow: prepare, sign the preimages with the wallet key, complete, grant with payTo', async () => {
+    const payer = freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic);
+    const prepared = await fetch(`${stack.api}/keys/subscribe/prepare`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ walletAddress: payer.address }),
+    });
+    expect(prepared.status).toBe(200);
+    const preparation = (await prepared.json()) as {
+      txJson: string;
+      preimageXdrs: string[];
+      maxLedger: number;
+      networkPassphrase: string;
+      x402Version: number;
+    };
+    expect(preparation).toMatchObject({ networkPassphrase: 'Test SDF Network ; September 2015', x402Version: 2 });
+    expect(preparation.preimageXdrs).toHaveLength(1);
+    const signedAuthEntries = preparation.preimageXdrs.map((preimage) =>
+      payer.signHash(hash(Buffer.from(preimage, 'base64'))).toString('base64'),
+    );
+    const completed = await fetch(`${stack.api}/keys/subscribe/complete`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        walletAddress: payer.address,
+        txJson: preparation.txJson,
+        preimageXdrs: preparation.preimageXdrs,
+        signedAuthEntries,
+        maxLedger: preparation.maxLedger,
+        email: 'assisted@example.com',
+        projectName: 'Wallet without x402',
+      }),
+    });
+    const grant = (await completed.json()) as Record<string, unknown>;
+    expect(completed.status).toBe(200);
+    expect(grant).toMatchObject({ tier: 'standard', payTo: stack.scenario.paymentReceiver, network: 'ledger:testnet' });
+    expect(grant['apiKey']).toMatch(/^rp_test_/);
+    expect(grant).not.toHaveProperty('message');
+    expect(stack.usdc(payer.address)).toBe(0n);
+  }, 60_000);
+
+  it('refuses a prepared payment signed by another key before touching the ledger', async () => {
+    const payer = freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic);
+    const prepared = (await (
+      await fetch(`${stack.api}/keys/subscribe/prepare`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ walletAddress: payer.address }),
+      })
+    ).json()) as { txJson: string; preimageXdrs: string[]; maxLedger: number };
+    const stranger = Keypair.random();
+    // Every RPC call from now on would fail: a 402 (not a 502) and an untouched fault prove none was made.
+    const trap = stack.sandbox.faults.add({ kind: 'rpc-error', count: 1000 });
+    const answer = await fetch(`${stack.api}/keys/subscribe/complete`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        txJson: prepared.txJson,
+        preimageXdrs: prepared.preimageXdrs,
+        maxLedger: prepared.maxLedger,
+        walletAddress: payer.address,
+        signedAuthEntries: prepared.preimageXdrs.map((p) =>
+          stranger.sign(hash(Buffer.from(p, 'base64'))).toString('base64'),
+        ),
+        email: 'stranger@example.com',
+      }),
+    });
+    expect(answer.status).toBe(402);
+    expect(await answer.json()).toMatchObject({
+      code: 'PAYMENT_BAD_SIGNATURE',
+      details: [{ field: 'signedAuthEntries[0]' }],
+    });
+    expect(trap.remaining).toBe(1000);
+    stack.sandbox.faults.clear();
+    expect(stack.usdc(payer.address)).toBe(PRICE);
+  }, 30_000);
+});
