@@ -37,7 +37,9 @@ describe('subscription settings', () => {
   });
 
   it('refuses a malformed sponsor key without showing it', () => {
-    const broken = `${Keypair.random().secret().slice(0, -1)}A`;
+    const secret = Keypair.random().secret();
+    // Another last character breaks the checksum (replacing an `A` with `A` would leave the key valid).
+    const broken = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
     let error: unknown;
     try {
       loadConfig(SubscriptionConfig, { X402_FACILITATOR_LEDGER_SECRET_KEY: broken });
