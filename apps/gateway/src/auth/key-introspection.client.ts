@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, KEY_TIERS, KeyIntrospection } from '@rp/contracts';
-import { ApiError, HttpClient, UpstreamError, signInternalRequest } from '@rp/platform';
+import { ApiError, HttpClient, UpstreamError } from '@rp/platform';
 import { GatewayConfig } from '../config/gateway.config';
+import { internalCallHeaders } from '../routing/internal-call';
 import { IntrospectionCache } from './introspection-cache';
 
 export const INTROSPECTION_PATH = '/internal/keys/introspect';
@@ -35,11 +36,9 @@ export class KeyIntrospectionClient {
   }
 
   private async ask(apiKey: string, requestId: string): Promise<KeyIntrospection> {
-    const token = this.config.INTERNAL_TOKEN;
-    const headers: Record<string, string> = {
+    const headers = {
       'content-type': 'application/json',
-      'x-request-id': requestId,
-      ...(token ? signInternalRequest({ token, method: 'POST', path: INTROSPECTION_PATH, requestId }) : {}),
+      ...internalCallHeaders('POST', INTROSPECTION_PATH, requestId, this.config.INTERNAL_TOKEN),
     };
     let response: Response;
     try {

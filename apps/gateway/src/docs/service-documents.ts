@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { OpenAPIObject, PathItemObject } from '@nestjs/swagger';
-import { HttpClient, REQUEST_ID_HEADER, UpstreamError, currentRequestId, signInternalRequest } from '@rp/platform';
+import { HttpClient, UpstreamError, currentRequestId } from '@rp/platform';
 import { GatewayConfig } from '../config/gateway.config';
+import { internalCallHeaders } from '../routing/internal-call';
 import { ServiceRoute, routeFor, serviceRoutes } from '../routing/service-routes';
 
 /** Where every service publishes its document (`AppDefinition.openApi`); never forwarded from outside. */
@@ -14,14 +15,6 @@ export const DOCUMENT_FETCH_TIMEOUT_MS = 2000;
 /** Why a service's document is missing. */
 export class DocumentUnavailable extends Error {
   override readonly name = 'DocumentUnavailable';
-}
-
-/**
- * The headers that let a service take the gateway's own call when `INTERNAL_TOKEN` is set (services refuse
- * unsigned calls then); none without a token.
- */
-export function internalHeaders(path: string, requestId: string, token: string | undefined): Record<string, string> {
-  return token ? signInternalRequest({ token, method: 'GET', path, requestId }) : {};
 }
 
 /** Fetches a service's OpenAPI document, keeping only the paths the gateway actually routes to that service. */
@@ -46,8 +39,7 @@ export class ServiceDocuments {
         timeoutMs: Math.min(DOCUMENT_FETCH_TIMEOUT_MS, this.config.UPSTREAM_TIMEOUT_MS),
         headers: {
           accept: 'application/json',
-          [REQUEST_ID_HEADER]: requestId,
-          ...internalHeaders(SERVICE_DOCUMENT_PATH, requestId, this.config.INTERNAL_TOKEN),
+          ...internalCallHeaders('GET', SERVICE_DOCUMENT_PATH, requestId, this.config.INTERNAL_TOKEN),
         },
       });
       if (response.status !== 200) {

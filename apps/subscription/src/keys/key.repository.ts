@@ -51,10 +51,6 @@ export class KeyRepository {
     return (await this.keys()).findOne({ email, revokedAt: null }, { sort: { field: 'expiresAt', direction: 'desc' } });
   }
 
-  async countFor(email: string): Promise<number> {
-    return (await this.keys()).count({ email });
-  }
-
   async revoke(id: string, at: Date): Promise<KeyRecord | null> {
     return (await (await this.keys()).updateOne({ id }, { set: { revokedAt: at } })).document;
   }

@@ -9,6 +9,7 @@ import { createApp, loadConfig, signInternalRequest } from '@rp/platform';
 import request from 'supertest';
 import { SubscriptionConfig } from '../config/subscription.config';
 import { subscriptionApp } from '../subscription.app';
+import { PaymentRepository } from '../payment/payment.repository';
 import { KeysService } from './keys.service';
 
 const ADMIN = 'admin-key-for-integration-tests';
@@ -105,6 +106,49 @@ describe('partner keys, introspection and revocation', () => {
       active: false,
       reason: 'expired',
       expiresAt: record.expiresAt.toISOString(),
+    });
+  });
+
+  it('reports a paid subscription whose key has expired as inactive', async () => {
+    const payments = app.get(PaymentRepository);
+    const paidAt = new Date(Date.now() - 31 * 86_400_000);
+    const payment = await payments.reserve({
+      payer: 'GB3JDWCQJCWMJ3IILWIGDTQJJC5567PGVEVXSCVPEQOTDN64VJBDQBYX',
+      nonce: '7',
+      email: 'lapsed@example.com',
+      projectName: null,
+      flow: 'direct',
+      network: 'ledger:testnet',
+      asset: 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA',
+      amount: '2026000',
+      amountUsd: '0.2026',
+    });
+    await payments.markSettled(payment.id, 'a'.repeat(64), paidAt);
+    const { record } = await app.get(KeysService).issue({
+      network: 'ledger:testnet',
+      tier: 'standard',
+      rateLimit: 60,
+      burst: 120,
+      durationDays: 30,
+      from: paidAt,
+      email: 'lapsed@example.com',
+      projectName: null,
+      paymentId: payment.id,
+    });
+    const path = '/api/v1/keys/subscribe/status?email=lapsed%40example.com';
+    const status = await request(server()).get(path).set(signed('GET', path));
+    expect(status.status).toBe(200);
+    expect(status.body).toEqual({
+      active: false,
+      tier: 'standard',
+      rateLimit: 60,
+      expiresAt: record.expiresAt.toISOString(),
+      lastPayment: {
+        network: 'ledger:testnet',
+        amountUsd: '0.2026',
+        txHash: 'a'.repeat(64),
+        paidAt: paidAt.toISOString(),
+      },
     });
   });
 

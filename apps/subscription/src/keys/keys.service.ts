@@ -5,6 +5,9 @@ import { type KeyRecord, KeyRepository } from './key.repository';
 
 const DAY_MS = 86_400_000;
 
+/** Said with every newly issued key. */
+export const KEY_SHOWN_ONCE = 'Store this API key now: it is displayed only once and cannot be recovered.';
+
 export interface KeyIssue {
   network: LedgerNetwork;
   tier: KeyTier;
@@ -45,13 +48,16 @@ export class KeysService {
 
   /** What the gateway needs to admit a call made with `apiKey`. */
   async introspect(apiKey: string, now = new Date()): Promise<KeyIntrospection> {
-    const record = await this.keys.findByHash(hashApiKey(apiKey));
-    if (!record) return { active: false, reason: 'unknown' };
-    if (record.revokedAt) return { active: false, reason: 'revoked' };
-    if (record.expiresAt.getTime() <= now.getTime()) {
-      return { active: false, reason: 'expired', expiresAt: record.expiresAt.toISOString() };
-    }
-    return { active: true, ...describeKey(record) };
+    const state = keyState(await this.keys.findByHash(hashApiKey(apiKey)), now);
+    if (state.usable) return { active: true, ...describeKey(state.record) };
+    return state.reason === 'expired'
+      ? { active: false, reason: 'expired', expiresAt: state.record.expiresAt.toISOString() }
+      : { active: false, reason: state.reason };
+  }
+
+  /** The state of a key known by its id (the caller the gateway vouched for). */
+  async stateOf(keyId: string, now = new Date()): Promise<KeyState> {
+    return keyState(await this.keys.findById(keyId), now);
   }
 
   async revoke(keyId: string): Promise<KeyRecord | null> {
@@ -59,6 +65,19 @@ export class KeysService {
     if (record) this.logger.log({ keyId, prefix: record.prefix }, 'API key revoked');
     return record;
   }
+}
+
+export type KeyState =
+  | { usable: true; record: KeyRecord }
+  | { usable: false; reason: 'expired'; record: KeyRecord }
+  | { usable: false; reason: 'unknown' | 'revoked' };
+
+/** The one place that decides whether a stored key may be used now. */
+function keyState(record: KeyRecord | null, now: Date): KeyState {
+  if (!record) return { usable: false, reason: 'unknown' };
+  if (record.revokedAt) return { usable: false, reason: 'revoked' };
+  if (record.expiresAt.getTime() <= now.getTime()) return { usable: false, reason: 'expired', record };
+  return { usable: true, record };
 }
 
 export function describeKey(record: KeyRecord): KeyDescription {

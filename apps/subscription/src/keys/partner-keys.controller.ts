@@ -5,7 +5,7 @@ import { ApiError, ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
 import type { Response } from 'express';
 import { SubscriptionConfig } from '../config/subscription.config';
 import { AdminKeyGuard } from './admin-key.guard';
-import { KeysService } from './keys.service';
+import { KEY_SHOWN_ONCE, KeysService } from './keys.service';
 
 /** Operators issue partner keys (custom rate, burst and duration) and revoke any key. */
 @ApiTags('keys')
@@ -45,7 +45,7 @@ export class PartnerKeysController {
       expiresAt: record.expiresAt.toISOString(),
       durationDays: body.durationDays,
       network,
-      message: 'Store this API key now: it is displayed only once and cannot be recovered.',
+      message: KEY_SHOWN_ONCE,
     };
   }
 

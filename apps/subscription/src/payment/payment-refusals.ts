@@ -1,4 +1,5 @@
 import { SubscriptionErrorCode as Code } from '@rp/contracts';
+import { ApiError } from '@rp/platform';
 import type { ExactRule } from '@rp/ledger';
 
 /** 402 code and message of each exact-scheme rule (checked locally, before any RPC call). */
@@ -67,4 +68,12 @@ const LEDGER_TROUBLE = new Set(['unexpected_verify_error', 'unexpected_settle_er
 export function facilitatorRefusal(reason: string): { status: number; code: string } {
   if (LEDGER_TROUBLE.has(reason)) return { status: 502, code: Code.LEDGER_UNAVAILABLE };
   return { status: 402, code: FACILITATOR_REASONS[reason] ?? Code.PAYMENT_SETTLEMENT_FAILED };
+}
+
+/** 502 for an RPC that could not be reached while taking a payment; nothing was charged. */
+export function ledgerUnavailable(cause: unknown, detail = ''): ApiError {
+  return new ApiError(502, Code.LEDGER_UNAVAILABLE, `The ledger could not be reached${detail}; nothing was charged`, {
+    headers: { 'Retry-After': '5' },
+    cause,
+  });
 }

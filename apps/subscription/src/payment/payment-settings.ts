@@ -44,14 +44,15 @@ export function resolvePaymentSettings(config: SubscriptionConfig): PaymentSetti
     config.CONTRACT_RPC_URL ??
     (network === 'ledger:testnet' ? TESTNET_RPC : undefined);
   if (!config.X402_PAYMENT_ADDRESS_LEDGER || !config.X402_FACILITATOR_LEDGER_SECRET_KEY || !rpcUrl) return undefined;
+  const amount = usdToBaseUnits(config.X402_SUBSCRIPTION_PRICE);
   return {
     network,
     caip2: CAIP2_NETWORK[network],
     passphrase: networkPassphrase(network),
     payTo: config.X402_PAYMENT_ADDRESS_LEDGER,
     asset: config.X402_ASSET_CONTRACT ?? usdcContract(network),
-    amount: usdToBaseUnits(config.X402_SUBSCRIPTION_PRICE),
-    priceUsd: baseUnitsToUsd(usdToBaseUnits(config.X402_SUBSCRIPTION_PRICE)),
+    amount,
+    priceUsd: baseUnitsToUsd(amount),
     durationDays: config.X402_SUBSCRIPTION_DAYS,
     sponsor: Keypair.fromSecret(config.X402_FACILITATOR_LEDGER_SECRET_KEY),
     rpcUrl,

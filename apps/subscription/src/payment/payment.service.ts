@@ -12,14 +12,15 @@ import {
   PAYMENT_REQUIRED_HEADER,
   X402_VERSION,
   brokenExactRule,
+  brokenExpirationRule,
   encodeX402Header,
   paymentNonce,
   readExactTransfer,
 } from '@rp/ledger';
 import { ApiError } from '@rp/platform';
 import { LedgerSettlement } from './ledger-settlement';
-import { facilitatorRefusal, RULE_REFUSALS } from './payment-refusals';
-import { MAX_TIMEOUT_SECONDS, type PaymentSettings, baseUnitsToUsd } from './payment-settings';
+import { RULE_REFUSALS, facilitatorRefusal, ledgerUnavailable } from './payment-refusals';
+import { MAX_TIMEOUT_SECONDS, type PaymentSettings } from './payment-settings';
 import { type PaymentFlow, type PaymentRecord, PaymentRepository, PaymentReplayedError } from './payment.repository';
 
 /** Ledgers of slack on the expiration bound, as the reference facilitator allows. */
@@ -141,7 +142,7 @@ export class PaymentService {
 
     const currentLedger = await this.ask(() => this.settlement.latestLedger());
     const maxLedger = currentLedger + Math.ceil(MAX_TIMEOUT_SECONDS / ASSUMED_LEDGER_SECONDS) + EXPIRATION_TOLERANCE;
-    const late = brokenExactRule(transfer, expected, { currentLedger, maxLedger });
+    const late = brokenExpirationRule(transfer, { currentLedger, maxLedger });
     if (late) throw refuse(RULE_REFUSALS[late].code, RULE_REFUSALS[late].message);
 
     return this.settle(payload, { payer, nonce, buyer, flow, settings }, refuse);
@@ -164,7 +165,7 @@ export class PaymentService {
         network: settings.network,
         asset: settings.asset,
         amount: settings.amount.toString(),
-        amountUsd: baseUnitsToUsd(settings.amount),
+        amountUsd: settings.priceUsd,
       });
     } catch (error) {
       if (error instanceof PaymentReplayedError) throw replayed();
@@ -182,16 +183,7 @@ export class PaymentService {
       await this.payments.release(reservation.id);
       const refusal = facilitatorRefusal(outcome.reason);
       this.logger.warn({ payer: claim.payer, reason: outcome.reason, txHash: outcome.txHash }, 'payment refused');
-      if (refusal.status === 502) {
-        throw new ApiError(
-          502,
-          refusal.code,
-          'The ledger could not be reached to settle the payment; nothing was charged',
-          {
-            headers: { 'Retry-After': '5' },
-          },
-        );
-      }
+      if (refusal.status === 502) throw ledgerUnavailable(outcome.reason, ' to settle the payment');
       throw refuse(refusal.code, `The ledger refused the payment (${outcome.reason})`);
     }
     const record = await this.payments.markSettled(reservation.id, outcome.txHash, new Date());
@@ -224,11 +216,7 @@ export class PaymentService {
 
   private ledgerTrouble(error: unknown): ApiError {
     this.logger.error({ err: error }, 'ledger RPC failed during payment');
-    const detail = error instanceof LedgerRpcError ? ` (${error.kind})` : '';
-    return new ApiError(502, Code.LEDGER_UNAVAILABLE, `The ledger could not be reached${detail}; nothing was charged`, {
-      headers: { 'Retry-After': '5' },
-      cause: error,
-    });
+    return ledgerUnavailable(error, error instanceof LedgerRpcError ? ` (${error.kind})` : '');
   }
 }
 

@@ -13,6 +13,7 @@ import {
 } from '@rp/ledger';
 import { ApiError } from '@rp/platform';
 import { LedgerSettlement } from '../payment/ledger-settlement';
+import { ledgerUnavailable } from '../payment/payment-refusals';
 import { MAX_TIMEOUT_SECONDS } from '../payment/payment-settings';
 import { PaymentService } from '../payment/payment.service';
 
@@ -51,11 +52,11 @@ export class AssistedPaymentService {
       const assembled = await buildExactTransfer(ledger, walletAddress, this.payments.requirements());
       envelope = assembled.toEnvelope().toXDR('base64');
     } catch (error) {
-      if (!(error instanceof SimulationFailedError)) throw ledgerTrouble(error);
+      if (!(error instanceof SimulationFailedError)) throw ledgerUnavailable(error);
       throw new ApiError(422, Code.PAYMENT_SIMULATION_FAILED, `The wallet cannot make this payment: ${error.message}`);
     }
     const latest = await ledger.getLatestLedger().catch((error: unknown) => {
-      throw ledgerTrouble(error);
+      throw ledgerUnavailable(error);
     });
     const maxLedger = latest.sequence + Math.ceil(MAX_TIMEOUT_SECONDS / ASSUMED_LEDGER_SECONDS);
     const prepared = authorizationPreimages(envelope, settings.passphrase, maxLedger);
@@ -98,7 +99,7 @@ export class AssistedPaymentService {
     try {
       transaction = await finalizeExactTransfer(ledger, transaction, settings.passphrase);
     } catch (error) {
-      if (!(error instanceof SimulationFailedError)) throw ledgerTrouble(error);
+      if (!(error instanceof SimulationFailedError)) throw ledgerUnavailable(error);
       throw new ApiError(402, Code.PAYMENT_SIMULATION_FAILED, `The ledger refuses this payment: ${error.message}`);
     }
     return {
@@ -123,11 +124,4 @@ function parseTxJson(txJson: string): PreparedTransaction {
     });
   }
   return { network: value.network, transaction: value.transaction };
-}
-
-function ledgerTrouble(error: unknown): ApiError {
-  return new ApiError(502, Code.LEDGER_UNAVAILABLE, 'The ledger could not be reached', {
-    headers: { 'Retry-After': '5' },
-    cause: error,
-  });
 }

@@ -2,11 +2,10 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponse } from '@rp/platform';
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { CompleteRequest, PrepareRequest, type PreparedPayment, type SubscriptionGrant } from '@rp/contracts';
-import { PAYMENT_RESPONSE_HEADER, encodeX402Header } from '@rp/ledger';
 import type { Request, Response } from 'express';
 import { PaymentService } from '../payment/payment.service';
 import { AssistedPaymentService } from './assisted-payment.service';
-import { resourceUrl } from './resource-url';
+import { resourceUrl, sendReceipt } from './purchase-http';
 import { SubscriptionsService } from './subscriptions.service';
 
 /** The server-assisted flow: prepare -> the wallet signs the preimages -> complete. */
@@ -42,17 +41,14 @@ export class AssistedController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SubscriptionGrant> {
-    const settings = this.payments.settings();
     const payload = await this.assisted.signedPayload(body);
-    const accepted = await this.payments.accept(
+    const { grant, receipt } = await this.subscriptions.purchase(
       payload,
       { email: body.email, projectName: body.projectName ?? null },
       'assisted',
       { resourceUrl: resourceUrl(req), field: 'txJson' },
     );
-    const grant = await this.subscriptions.grant(accepted, settings);
-    res.setHeader(PAYMENT_RESPONSE_HEADER, encodeX402Header(accepted.receipt));
-    res.setHeader('Cache-Control', 'no-store');
-    return { ...grant, payTo: settings.payTo };
+    sendReceipt(res, receipt);
+    return { ...grant, payTo: this.payments.settings().payTo };
   }
 }

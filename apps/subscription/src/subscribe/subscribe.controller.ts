@@ -7,19 +7,13 @@ import {
   type SubscriptionStatus,
   SubscriptionStatusQuery,
 } from '@rp/contracts';
-import {
-  PAYMENT_HEADERS,
-  PAYMENT_RESPONSE_HEADER,
-  PaymentHeaderError,
-  type PaymentPayload,
-  decodePaymentHeader,
-  encodeX402Header,
-} from '@rp/ledger';
+import { PAYMENT_HEADERS, PaymentHeaderError, type PaymentPayload, decodePaymentHeader } from '@rp/ledger';
 import { ApiError, ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
 import type { Request, Response } from 'express';
+import { KEY_SHOWN_ONCE } from '../keys/keys.service';
 import { PaymentService } from '../payment/payment.service';
 import { SubscriptionsService } from './subscriptions.service';
-import { resourceUrl } from './resource-url';
+import { resourceUrl, sendReceipt } from './purchase-http';
 
 /** The direct flow: 402 with the requirements, then the signed payment in a header, then the key. */
 @ApiTags('subscription')
@@ -50,21 +44,18 @@ export class SubscribeController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SubscriptionGrant> {
-    const settings = this.payments.settings();
     const url = resourceUrl(req);
     const header = PAYMENT_HEADERS.find((name) => req.get(name) !== undefined);
     if (!header) throw this.payments.paymentRequired(url);
     const payload = readPayment(req.get(header) ?? '', header);
-    const accepted = await this.payments.accept(
+    const { grant, receipt } = await this.subscriptions.purchase(
       payload,
       { email: body.email, projectName: body.projectName ?? null },
       'direct',
       { resourceUrl: url, field: header },
     );
-    const grant = await this.subscriptions.grant(accepted, settings);
-    res.setHeader(PAYMENT_RESPONSE_HEADER, encodeX402Header(accepted.receipt));
-    res.setHeader('Cache-Control', 'no-store');
-    return { ...grant, message: 'Store this API key now: it is displayed only once and cannot be recovered.' };
+    sendReceipt(res, receipt);
+    return { ...grant, message: KEY_SHOWN_ONCE };
   }
 
   @Get('status')

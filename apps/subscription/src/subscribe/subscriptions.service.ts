@@ -9,9 +9,10 @@ import {
 import { ApiError } from '@rp/platform';
 import { KeyRepository } from '../keys/key.repository';
 import { KeysService } from '../keys/keys.service';
-import type { AcceptedPayment } from '../payment/payment.service';
+import type { PaymentPayload, SettlementReceipt } from '@rp/ledger';
+import type { PaymentFlow } from '../payment/payment.repository';
+import { type AcceptedPayment, type Buyer, PaymentService } from '../payment/payment.service';
 import { PaymentRepository } from '../payment/payment.repository';
-import type { PaymentSettings } from '../payment/payment-settings';
 
 const DAY_MS = 86_400_000;
 
@@ -22,10 +23,23 @@ export class SubscriptionsService {
     private readonly keys: KeysService,
     private readonly keyRecords: KeyRepository,
     private readonly payments: PaymentRepository,
+    private readonly payment: PaymentService,
   ) {}
 
+  /** Takes the payment (every check, settlement, record) and issues the key it pays for. */
+  async purchase(
+    payload: PaymentPayload,
+    buyer: Buyer,
+    flow: PaymentFlow,
+    context: { resourceUrl: string; field: string },
+  ): Promise<{ grant: SubscriptionGrant; receipt: SettlementReceipt }> {
+    const accepted = await this.payment.accept(payload, buyer, flow, context);
+    return { grant: await this.grant(accepted), receipt: accepted.receipt };
+  }
+
   /** A new standard key, valid `durationDays` from the payment. */
-  async grant(accepted: AcceptedPayment, settings: PaymentSettings): Promise<SubscriptionGrant> {
+  private async grant(accepted: AcceptedPayment): Promise<SubscriptionGrant> {
+    const settings = this.payment.settings();
     const { record } = accepted;
     const { apiKey, record: key } = await this.keys.issue({
       network: settings.network,

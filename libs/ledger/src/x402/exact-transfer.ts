@@ -207,14 +207,10 @@ export function brokenExactRule(
   if (expected.sponsors.has(transfer.from)) return 'sponsor_as_payer';
   if (transfer.to !== expected.payTo) return 'wrong_recipient';
   if (transfer.amount !== expected.amount) return 'wrong_amount';
-  return brokenAuthorizationRule(transfer, expected, window);
+  return brokenAuthorizationRule(transfer, expected) ?? (window && brokenExpirationRule(transfer, window));
 }
 
-function brokenAuthorizationRule(
-  transfer: ExactTransfer,
-  expected: ExactExpectation,
-  window?: LedgerWindow,
-): ExactRule | undefined {
+function brokenAuthorizationRule(transfer: ExactTransfer, expected: ExactExpectation): ExactRule | undefined {
   if (transfer.authorizations.length === 0) return 'unsigned';
   for (const auth of transfer.authorizations) {
     if (auth.address === undefined || expected.sponsors.has(auth.address)) return 'unsafe_authorization';
@@ -227,8 +223,18 @@ function brokenAuthorizationRule(
     if (signatures.length !== 1 || !verifyAuthorizationSignature(preimage, auth.address, signatures[0].signature)) {
       return signatures.length === 0 ? 'unsigned' : 'bad_signature';
     }
-    if (window && (auth.expirationLedger ?? 0) < window.currentLedger) return 'expired';
-    if (window && (auth.expirationLedger ?? 0) > window.maxLedger) return 'expires_too_late';
+  }
+  return undefined;
+}
+
+/**
+ * Whether the authorizations are alive now and expire within the allowed window: the one rule that needs the
+ * ledger's current sequence, checked after the static ones passed.
+ */
+export function brokenExpirationRule(transfer: ExactTransfer, window: LedgerWindow): ExactRule | undefined {
+  for (const auth of transfer.authorizations) {
+    if ((auth.expirationLedger ?? 0) < window.currentLedger) return 'expired';
+    if ((auth.expirationLedger ?? 0) > window.maxLedger) return 'expires_too_late';
   }
   return undefined;
 }

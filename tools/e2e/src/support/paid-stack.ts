@@ -35,12 +35,12 @@ export async function startPaidStack(extraSubscriptionEnv: Record<string, string
       X402_LEDGER_NETWORK: 'ledger:testnet',
       CONTRACT_RPC_URL: sandbox.rpcUrl,
       RMS_ADMIN_API_KEY: ADMIN_KEY,
-      ...(process.env['E2E_NO_TOKEN'] ? {} : { INTERNAL_TOKEN: internalToken }),
+      INTERNAL_TOKEN: internalToken,
       ...extraSubscriptionEnv,
     });
     const gateway = await startApp('gateway', {
       SUBSCRIPTION_URL: subscription.url,
-      ...(process.env['E2E_NO_TOKEN'] ? {} : { INTERNAL_TOKEN: internalToken }),
+      INTERNAL_TOKEN: internalToken,
       KEY_CACHE_TTL_MS: '1000',
     });
     const ledger = new LedgerRpc({ rpcUrl: sandbox.rpcUrl, network: 'ledger:testnet' });

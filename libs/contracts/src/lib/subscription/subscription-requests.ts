@@ -74,17 +74,7 @@ export class SubscriptionStatusQuery {
 }
 
 /** An operator's key for a partner: custom rate, burst and duration, no payment. */
-export class PartnerKeyRequest {
-  @IsEmail({}, { message: 'email must be a valid email address' })
-  @MaxLength(254)
-  email!: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  @Matches(PROJECT_NAME, { message: 'projectName must be letters, digits, spaces and ._-/()&+' })
-  projectName?: string;
-
+export class PartnerKeyRequest extends SubscribeRequest {
   /** Requests per minute (the bucket's refill). */
   @IsInt()
   @Min(1)
