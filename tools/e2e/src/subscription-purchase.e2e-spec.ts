@@ -77,6 +77,17 @@ describe('buying an API key through the gateway', () => {
     expect(document.paths['/api/v1/keys/me']?.['get']).toBeDefined();
   });
 
+  it('does not expose the internal introspection route through the gateway', async () => {
+    for (const path of ['/internal/keys/introspect', '/api/v1/internal/keys/introspect']) {
+      const answer = await fetch(`${stack.gateway.url}${path}`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ apiKey: 'rp_test_' + 'a'.repeat(32) }),
+      });
+      expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+    }
+  });
+
   it('direct flow: a SEP-5 wallet pays, gets a key that opens a protected route; status shows the payment', async () => {
     const payer = freshWallet(stack, 5n * PRICE, DEMO_WALLETS.healthy.mnemonic);
     const { header } = await challenge();
