@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -17,6 +18,9 @@ import { HTTP_LOGGER, PlatformModule } from './platform.module';
 
 /** Exit status for a bad setting (sysexits EX_CONFIG): supervisors can tell it from a crash. */
 export const EXIT_CONFIG = 78;
+
+/** How long an app keeps an idle keep-alive connection open. */
+export const IDLE_CONNECTION_TIMEOUT_MS = 65_000;
 
 export interface CreateAppOptions {
   /** Where log lines go; tests pass a stream to read them. */
@@ -100,6 +104,11 @@ export async function bootstrap<C extends AppConfig>(definition: AppDefinition<C
     process.once('disconnect', () => void stop(app, config, logger, 'launcher gone'));
   }
 
+  // Idle connections outlive a load balancer's usual 60 s idle timeout and the gateway's pooled connections, so it
+  // is always the client that closes an idle connection: a server closing one as the client reuses it drops a call.
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
+  server.headersTimeout = IDLE_CONNECTION_TIMEOUT_MS + 1000;
   try {
     await app.listen(config.PORT, config.HOST);
   } catch (error) {
