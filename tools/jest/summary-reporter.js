@@ -1,4 +1,4 @@
-// Writes one small JSON file per Jest run under reports/jest/<project>/<target>/ so `.ci/run` can print
+// Writes one small JSON file per project and target, reports/jest/<project>/<target>/summary.json, so `.ci/run` can print
 // "N passed, N failed" across every project and tier. The folder is the `test` target's declared output, so a
 // cached unit run still counts. A suite that crashed before running its tests counts as one failure.
 const fs = require('node:fs');
@@ -22,8 +22,10 @@ class SummaryReporter {
       suites: results.numTotalTestSuites,
     };
     const dir = path.join(__dirname, '../../reports/jest', project, target);
+    // One fixed name: the folder is a cached output, and files of earlier runs must not be counted again.
+    fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, `summary-${process.pid}.json`), JSON.stringify(summary));
+    fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary));
   }
 }
 
