@@ -24,8 +24,6 @@ const aliases = Object.fromEntries(
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.(ts|js|mjs|cjs)$': ['@swc/jest', swc] },
-  // PGlite ships ESM that Jest's CommonJS registry cannot load untransformed.
-  transformIgnorePatterns: ['node_modules/(?!(@electric-sql)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper: aliases,
   testMatch: ['**/?(*.)+(spec|int-spec|e2e-spec).ts'],

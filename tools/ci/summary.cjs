@@ -27,7 +27,9 @@ if (require.main === module) {
   const { runs, passed, failed, skipped } = totals(path.join(__dirname, '../../reports/jest'));
   if (process.argv.includes('--by-project')) {
     for (const run of runs.sort((a, b) => `${a.project}:${a.target}`.localeCompare(`${b.project}:${b.target}`))) {
-      process.stdout.write(`  ${`${run.project}:${run.target}`.padEnd(28)} ${run.passed} passed, ${run.failed} failed\n`);
+      process.stdout.write(
+        `  ${`${run.project}:${run.target}`.padEnd(28)} ${run.passed} passed, ${run.failed} failed\n`,
+      );
     }
     if (skipped > 0) process.stdout.write(`  (${skipped} skipped)\n`);
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: lint, type checks and unit tests of every project (two at a time), then integration and
-// end-to-end tests one project at a time (they start real processes, PGlite and Redis clients on two cores).
+// end-to-end tests one project at a time (they start real processes, databases and Redis clients on two cores).
 // Exits non-zero if anything failed; ends with the per-project counts.
 const { spawnSync } = require('node:child_process');
 const { rmSync } = require('node:fs');

@@ -6,7 +6,9 @@ import { GatewayConfig } from './config/gateway.config';
 import { DocsModule } from './docs/docs.module';
 import { RateLimitRedisShutdown, createRateLimitRedis, settled } from './rate-limit/rate-limit-redis';
 import { RATE_LIMIT_OPTIONS, RATE_LIMIT_REDIS, RateLimiter } from './rate-limit/rate-limiter';
+import { registerForwarding } from './routing/forwarding-routes';
 import { ServiceProxy } from './routing/service-proxy';
+import { serviceRoutes } from './routing/service-routes';
 
 /** How long boot waits for the rate limiter's Redis before it starts on the in-process fallback. */
 const REDIS_BOOT_WAIT_MS = 1000;
@@ -44,11 +46,10 @@ export const gatewayApp: AppDefinition<GatewayConfig> = {
   readiness: () => [],
   // The gateway signs the internal headers; it has no one to check them from.
   internalAuth: false,
-  // Client address per TRUST_PROXY, then access and limits, then the streaming proxy: all ahead of the JSON parser
-  // so proxied bodies stream through untouched.
-  beforeBodyParsers: (app) => {
-    app.set('trust proxy', app.get(GatewayConfig).TRUST_PROXY);
-    app.use(app.get(AccessControl).middleware());
-    app.use(app.get(ServiceProxy).middleware());
-  },
+  requestContext: false,
+  // The client address is the socket's, or what the proxies TRUST_PROXY counts say it is.
+  trustedProxies: (config) => config.TRUST_PROXY,
+  // Access control and the streaming proxy on /api/v1, outside Nest's router: forwarded bodies are never parsed.
+  configureHttp: (http, app) =>
+    registerForwarding(http, serviceRoutes(app.get(GatewayConfig)), app.get(ServiceProxy), app.get(AccessControl)),
 };

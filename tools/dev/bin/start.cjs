@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm start`: the whole system on embedded defaults. See tools/dev/src/main.ts.
-const path = require('node:path');
+// `npm start`: the whole system on embedded defaults. See tools/dev/src/main.ts. The sources are compiled once into
+// dist/dev (what changed only); the launcher and every process it starts then run plain JavaScript.
+const { compiledPath, ensureCompiled } = require('../../compile/compile.cjs');
 
-process.env.SWC_NODE_PROJECT ??= path.resolve(__dirname, '../../../tsconfig.base.json');
-require('@swc-node/register');
-require('../src/main.ts');
+ensureCompiled();
+process.setSourceMapsEnabled(true);
+require(compiledPath('tools/dev/src/main.ts'));

@@ -1,10 +1,22 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { formatLogLine } from './log-format';
 
-export const WORKSPACE_ROOT = resolve(__dirname, '../../..');
+/** The workspace: the nearest folder up from here with nx.json (this file also runs compiled, from dist/dev). */
+export const WORKSPACE_ROOT = (() => {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'nx.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no nx.json above ${__dirname}`);
+    dir = parent;
+  }
+  return dir;
+})();
 const RUN_APP = join(WORKSPACE_ROOT, 'tools/dev/bin/run-app.cjs');
+/** When set, every app's raw output is also appended to `<dir>/<app>-<port>.log` (for reading a failed test). */
+const LOG_DIR = process.env['RP_APP_LOG_DIR'];
 
 export interface AppProcessOptions {
   app: string;
@@ -20,6 +32,8 @@ export interface AppProcessOptions {
   script?: string;
   /** Path answering 200 once the process is ready; `/health/ready` by default. */
   readyPath?: string;
+  /** Options for node itself, before the script (`--cpu-prof`, which NODE_OPTIONS does not accept). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -39,17 +53,20 @@ export class AppProcess {
     this.port = options.port;
     this.url = `http://127.0.0.1:${options.port}`;
     const command = options.script ? [options.script] : [RUN_APP, options.app];
-    this.child = spawn(process.execPath, command, {
+    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...command], {
       cwd: WORKSPACE_ROOT,
       env: { ...process.env, ...options.env, PORT: String(options.port), RP_DEV_LAUNCHER: '1' },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       detached: true,
     });
     const label = (options.label ?? options.app).padEnd(14);
+    const logFile = LOG_DIR ? join(LOG_DIR, `${options.label ?? options.app}-${options.port}.log`) : undefined;
+    if (LOG_DIR) mkdirSync(LOG_DIR, { recursive: true });
     for (const stream of [this.child.stdout, this.child.stderr]) {
       if (!stream) continue;
       createInterface({ input: stream }).on('line', (raw) => {
         this.lines.push(raw);
+        if (logFile) appendFileSync(logFile, `${raw}\n`);
         if (this.lines.length > 2000) this.lines.shift();
         const text = options.pretty ? formatLogLine(raw) : raw;
         options.onLine?.(
@@ -94,6 +111,17 @@ export class AppProcess {
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(`${this.app} was not ready within ${timeoutMs} ms`);
+  }
+
+  /** SIGKILL to the whole group, as a crash or an out-of-memory kill ends it. Resolves once it has ended. */
+  kill(): Promise<number | null> {
+    if (this.running) this.signal('SIGKILL');
+    return this.exited;
+  }
+
+  /** The same app again, same port and settings, in a new process (after this one ended). */
+  respawn(): AppProcess {
+    return new AppProcess(this.options);
   }
 
   /** SIGTERM, then SIGKILL to the whole group if it has not ended within `graceMs`. */

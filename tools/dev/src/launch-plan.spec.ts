@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from './app-process';
-import { DEMO_AGENT_MNEMONIC, planLaunch } from './launch-plan';
+import { planLaunch } from './launch-plan';
 
 describe('planLaunch', () => {
   const redis = 'redis://127.0.0.1:6379';
@@ -15,10 +15,12 @@ describe('planLaunch', () => {
       ['agent', 8080],
     ]);
     const env = Object.fromEntries(plan.apps.map(({ slot, env: appEnv }) => [slot.app, appEnv]));
-    expect(env['subscription']['DATABASE_URL']).toBe(`pglite://${join(WORKSPACE_ROOT, '.data', 'subscription')}`);
+    expect(env['subscription']['DATABASE_URL']).toBe(
+      `sqlite://${join(WORKSPACE_ROOT, '.data', 'subscription.sqlite')}`,
+    );
     expect(env['gateway']['DATABASE_URL']).toBeUndefined();
     expect(env['txb']['DATABASE_URL']).toBeUndefined();
-    expect(env['agent']['LEDGER_MNEMONIC']).toBe(DEMO_AGENT_MNEMONIC);
+    expect(env['agent']['LEDGER_MNEMONIC']).toBeUndefined();
     for (const appEnv of Object.values(env)) expect(appEnv).toMatchObject({ REDIS_URL: redis, HOST: '127.0.0.1' });
   });
 
@@ -41,8 +43,10 @@ describe('planLaunch', () => {
       url: 'http://127.0.0.1:4000',
       smtpPort: 2525,
       pool: 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA',
+      swapReceiver: 'CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC',
       paymentReceiver: 'GAPMJUV2OZVYU6OOY3JDTYRXHA5NB2W6YAIHSWYBCPQJ7IJKIL63BS3M',
       sponsorSecret: 'SDEXY3XXMA73JSDZ2S5GBDZUZP2YLAVVQRXFA5WPFGKCNCDVJNZRE26N',
+      agentMnemonic: 'illness spike retreat truth genius clock brain pass fit cave bargain toe',
     };
     const env = Object.fromEntries(
       planLaunch({}, redis, sandbox).apps.map(({ slot, env: appEnv }) => [slot.app, appEnv]),
@@ -55,11 +59,16 @@ describe('planLaunch', () => {
       X402_FACILITATOR_LEDGER_SECRET_KEY: sandbox.sponsorSecret,
       X402_LEDGER_NETWORK: 'ledger:testnet',
     });
+    expect(env['agent']['LEDGER_MNEMONIC']).toBe(sandbox.agentMnemonic);
     expect(env['notifications']).toMatchObject({
       RMS_POOLS: sandbox.pool,
       MESSENGER_API_URL: 'http://127.0.0.1:4000/telegram',
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: '2525',
+    });
+    expect(env['txb']).toMatchObject({
+      TXB_UNWIND_RECEIVER: sandbox.swapReceiver,
+      TXB_ALLOWED_RPC_URLS: 'http://127.0.0.1:4000/rpc',
     });
   });
 });

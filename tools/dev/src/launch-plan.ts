@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { DEMO_WALLETS } from '@rp/sandbox';
 import { WORKSPACE_ROOT } from './app-process';
 
 export interface AppSlot {
@@ -34,12 +33,6 @@ export const APP_SLOTS: readonly AppSlot[] = [
   { app: 'agent', portVariable: 'AGENT_PORT', defaultPort: 8080, serves: '/health (the risk agent)', database: true },
 ];
 
-/**
- * The agent needs a wallet. Under the launcher it gets the sandbox's endangered demo wallet: a SEP-5 test vector,
- * public knowledge, for demonstration only. Never fund it on a real network.
- */
-export const DEMO_AGENT_MNEMONIC = DEMO_WALLETS.endangered.mnemonic;
-
 /** The sandbox's ports (tools/sandbox), each movable by its variable. */
 export const SANDBOX_PORTS = [
   { variable: 'SANDBOX_PORT', defaultPort: 4000, serves: 'page, control API, RPC, Telegram, webhooks' },
@@ -52,8 +45,15 @@ export interface SandboxEndpoints {
   url: string;
   smtpPort: number;
   pool: string;
+  /** The flash-loan receiver UNWIND sells collateral through (the sandbox's swap receiver). */
+  swapReceiver: string;
   paymentReceiver: string;
   sponsorSecret: string;
+  /**
+   * The agent's wallet: the sandbox's endangered demo wallet, a SEP-5 test vector, public knowledge, for
+   * demonstration only. Never fund it on a real network.
+   */
+  agentMnemonic: string;
 }
 
 export interface LaunchPlan {
@@ -103,7 +103,10 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
         X402_FACILITATOR_LEDGER_SECRET_KEY: sandbox.sponsorSecret,
       }),
     },
-    txb: { ...ledger },
+    txb: {
+      ...ledger,
+      ...(sandbox && { TXB_UNWIND_RECEIVER: sandbox.swapReceiver, TXB_ALLOWED_RPC_URLS: rpcUrl }),
+    },
     notifications: {
       ...ledger,
       ...(sandbox && {
@@ -113,7 +116,11 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
         SMTP_PORT: String(sandbox.smtpPort),
       }),
     },
-    agent: { LEDGER_MNEMONIC: DEMO_AGENT_MNEMONIC, ...ledger, SERVICE_BASE_URL: local('gateway') },
+    agent: {
+      ...ledger,
+      SERVICE_BASE_URL: local('gateway'),
+      ...(sandbox && { LEDGER_MNEMONIC: sandbox.agentMnemonic }),
+    },
   };
   return {
     dataDir,
@@ -123,7 +130,7 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
       port: ports[slot.app],
       env: {
         ...shared,
-        ...(slot.database ? { DATABASE_URL: `pglite://${join(dataDir, slot.app)}` } : {}),
+        ...(slot.database ? { DATABASE_URL: `sqlite://${join(dataDir, `${slot.app}.sqlite`)}` } : {}),
         ...specific[slot.app],
       },
     })),

@@ -100,15 +100,15 @@ describe('npm start (the dev launcher)', () => {
     const gateway = `http://127.0.0.1:${ports['GATEWAY']}`;
     expect((await fetch(`${gateway}/health/ready`)).status).toBe(200);
     // Public routes (no key needed) of each service: the gateway forwards them with the request id.
-    for (const [path, method, service] of [
-      ['keys/subscribe/status?email=probe%40example.com', 'GET', 'subscription'],
-      ['txb/status', 'GET', 'txb'],
-      ['rms/notifications/webhook', 'POST', 'notifications'],
-    ]) {
+    for (const [path, method, service, status] of [
+      ['keys/subscribe/status?email=probe%40example.com', 'GET', 'subscription', 404],
+      ['txb/status', 'GET', 'txb', 200],
+      ['rms/notifications/webhook', 'POST', 'notifications', 404],
+    ] as const) {
       const requestId = `launcher-probe-${service}`;
       const response = await fetch(`${gateway}/api/v1/${path}`, { method, headers: { 'x-request-id': requestId } });
-      expect(response.status).toBe(404);
-      expect(await response.json()).toMatchObject({ requestId });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('x-request-id')).toBe(requestId);
       // The service itself logged the forwarded request, with the same id.
       await until(
         () => output.some((line) => line.startsWith(service.padEnd(14)) && line.includes(`"id":"${requestId}"`)),
@@ -150,6 +150,26 @@ describe('npm start (the dev launcher)', () => {
     const me = await fetch(`${gateway}/api/v1/keys/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ tier: 'standard', email: 'newcomer@example.com' });
+
+    // txb is pointed at the sandbox's pool and swap receiver: a partial unwind of the endangered demo wallet sells
+    // collateral through a flash loan, whose first step (no approval yet) is the wallet's approval of the pool.
+    const scenario = (await (await fetch(`${sandboxUrl}/control/scenario`)).json()) as {
+      pool: string;
+      wallets: { key: string; address: string }[];
+    };
+    const endangered = scenario.wallets.find((wallet) => wallet.key === 'endangered')?.address;
+    const unwind = await fetch(`${gateway}/api/v1/txb/build`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        action: 'UNWIND',
+        walletAddress: endangered,
+        poolAddress: scenario.pool,
+        targetHealthFactor: 1.5,
+      }),
+    });
+    expect(unwind.status).toBe(200);
+    expect(await unwind.json()).toMatchObject({ proposal: { metadata: { action: 'UNWIND', route: 'approve' } } });
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

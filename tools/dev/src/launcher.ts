@@ -90,16 +90,21 @@ export class Launcher {
     await this.sandbox.waitReady(60_000);
     const scenario = (await (await fetch(`${this.sandbox.url}/control/scenario`)).json()) as {
       pool: string;
+      swapReceiver: string;
       paymentReceiver: string;
       sponsor: { secret: string };
-      wallets: { label: string; mnemonic: string; address: string }[];
+      wallets: { key: string; label: string; mnemonic: string; address: string }[];
     };
+    const agentWallet = scenario.wallets.find((wallet) => wallet.key === 'endangered');
+    if (!agentWallet) throw new Error('the sandbox scenario has no endangered demo wallet for the agent');
     this.sandboxEndpoints = {
       url: this.sandbox.url,
       smtpPort: Number(ports['SANDBOX_SMTP_PORT']),
       pool: scenario.pool,
+      swapReceiver: scenario.swapReceiver,
       paymentReceiver: scenario.paymentReceiver,
       sponsorSecret: scenario.sponsor.secret,
+      agentMnemonic: agentWallet.mnemonic,
       wallets: scenario.wallets,
     };
     return this.sandboxEndpoints;
@@ -146,7 +151,7 @@ export class Launcher {
       `  buy a key      npm run buy-key -- --email you@example.com   (pays 0.2026 sandbox USDC from the healthy demo wallet)`,
       `  health         ${gateway.url}/health/ready   (every app: /health/live, /health/ready, /metrics)`,
       `  Redis          ${redis.url} (${redisNote})`,
-      `  data           ${shortPath(plan.dataDir)}/<app> (embedded PGlite, kept between runs)`,
+      `  data           ${shortPath(plan.dataDir)}/<app>.sqlite (embedded SQLite, kept between runs)`,
       '',
       `  sandbox        ${sandbox.url}/   page: ledgers, balances, positions, prices, received messages`,
       `                 RPC ${sandbox.url}/rpc (testnet) · Telegram ${sandbox.url}/telegram · SMTP 127.0.0.1:${sandbox.smtpPort}`,

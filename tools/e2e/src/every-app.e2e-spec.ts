@@ -1,15 +1,20 @@
 /**
- * Every app, as a real process from source: the error envelope for malformed JSON, unknown routes and oversized
- * bodies; request ids; health and metrics; and no secret, configured or sent, anywhere in its log output.
+ * Every app, as a real process from source: the error envelope for malformed JSON, JSON nested too deep, lone
+ * surrogates, unknown routes and oversized bodies; request ids; health and metrics; and no secret, configured or sent, anywhere in its log output.
  */
 import { AppProcess } from '@rp/dev';
 import { Keypair } from '@stellar/stellar-sdk';
 import { ALL_APPS, AppName, DEMO_MNEMONIC, startApp } from './support/running-apps';
 
 const SPONSOR_SECRET = Keypair.random().secret();
+/** An RPC provider's credentials, in the userinfo and the query of the URL setting: the boot log masks both. */
+const RPC_URL_SECRETS = ['rpc-pass-e2e-0123', 'rpc-query-key-e2e-4567'];
+const RPC_URL = `https://rpc-user:${RPC_URL_SECRETS[0]}@rpc.example.com/soroban?apiKey=${RPC_URL_SECRETS[1]}`;
 const SECRET_SETTINGS: Partial<Record<AppName, Record<string, string>>> = {
   subscription: { X402_FACILITATOR_LEDGER_SECRET_KEY: SPONSOR_SECRET },
+  txb: { CONTRACT_RPC_URL: RPC_URL },
   notifications: {
+    CONTRACT_RPC_URL: RPC_URL,
     RMS_ADMIN_API_KEY: 'admin-key-e2e-0123456789',
     RMS_WEBHOOK_SECRET: 'webhook-secret-e2e-012345',
     MESSENGER_BOT_TOKEN: '987654:bot-token-e2e-value',
@@ -27,7 +32,7 @@ describe.each(ALL_APPS)('the %s app', (app) => {
   let process: AppProcess;
 
   beforeAll(async () => {
-    process = await startApp(app, { BODY_LIMIT: '4kb', LOG_LEVEL: 'debug', ...SECRET_SETTINGS[app] });
+    process = await startApp(app, { BODY_LIMIT: '16kb', LOG_LEVEL: 'debug', ...SECRET_SETTINGS[app] });
   }, 90_000);
 
   afterAll(async () => {
@@ -54,6 +59,30 @@ describe.each(ALL_APPS)('the %s app', (app) => {
     });
   });
 
+  it('answers JSON nested 5,000 deep with a 400 before anything parses it, not a 500', async () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const response = await post('/api/v1/anything', deep, { 'x-request-id': `deep-${app}` });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      success: false,
+      status: 400,
+      code: 'BAD_REQUEST',
+      error: 'Request body is nested deeper than 64 levels',
+      requestId: `deep-${app}`,
+    });
+  });
+
+  it('answers a string holding a lone surrogate with a 400 naming the field, not a 500', async () => {
+    // JSON text may escape a lone surrogate (\ud800); it is no Unicode text, and no database would store it.
+    const response = await post('/api/v1/anything', '{"email":"a\\ud800@example.com"}');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'email', message: 'must be well-formed Unicode text' }],
+    });
+  });
+
   it('answers an unknown route with a 404 envelope', async () => {
     const response = await fetch(`${process.url}/no/such/route`);
     expect(response.status).toBe(404);
@@ -67,7 +96,7 @@ describe.each(ALL_APPS)('the %s app', (app) => {
   });
 
   it('answers a body over its limit with a 413 envelope', async () => {
-    const response = await post('/api/v1/anything', JSON.stringify({ padding: 'x'.repeat(8 * 1024) }));
+    const response = await post('/api/v1/anything', JSON.stringify({ padding: 'x'.repeat(32 * 1024) }));
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ success: false, status: 413, code: 'PAYLOAD_TOO_LARGE' });
   });
@@ -93,6 +122,7 @@ describe.each(ALL_APPS)('the %s app', (app) => {
       ...Object.values(SENT_SECRETS).map((value) => value.replace('Bearer ', '')),
       ...Object.values(SECRET_SETTINGS[app] ?? {}),
       ...(app === 'agent' ? [DEMO_MNEMONIC] : []),
+      ...(SECRET_SETTINGS[app]?.CONTRACT_RPC_URL ? RPC_URL_SECRETS : []),
     ];
     for (const secret of secrets) expect(output).not.toContain(secret);
   });

@@ -1,7 +1,10 @@
-/** A bad setting stops every app before it binds a port: one line on stderr naming it, exit status 78. */
+/**
+ * A bad setting stops every app before it binds a port: one line on stderr naming it, exit status 78. So does a
+ * missing INTERNAL_TOKEN in production, for the gateway and every service.
+ */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { WORKSPACE_ROOT } from '@rp/dev';
+import { WORKSPACE_ROOT, checkSettings } from '@rp/dev';
 import { ALL_APPS, AppName, baseEnv } from './support/running-apps';
 
 function run(
@@ -39,4 +42,25 @@ describe('a malformed secret setting', () => {
       'agent: invalid configuration: LEDGER_MNEMONIC must be 12 to 24 lower-case words separated by single spaces (value hidden)\n',
     );
   }, 30_000);
+});
+
+describe.each(['gateway', 'subscription', 'txb', 'notifications'] as const)(
+  'the %s app with NODE_ENV=production and no INTERNAL_TOKEN',
+  (app) => {
+    it('exits with status 78 and one line naming INTERNAL_TOKEN', async () => {
+      const { code, stderr, stdout } = await run(app, { NODE_ENV: 'production', INTERNAL_TOKEN: '' });
+      expect(code).toBe(78);
+      expect(stderr).toMatch(
+        new RegExp(`^${app}: invalid configuration: .*INTERNAL_TOKEN is required when NODE_ENV is production.*\\n$`),
+      );
+      expect(stderr.split('\n').filter(Boolean)).toHaveLength(1);
+      expect(stdout).toBe('');
+    }, 30_000);
+  },
+);
+
+describe('the agent in production', () => {
+  it('takes no calls from the gateway and has no INTERNAL_TOKEN to require', () => {
+    expect(() => checkSettings('agent', { ...baseEnv('agent'), NODE_ENV: 'production' })).not.toThrow();
+  });
 });

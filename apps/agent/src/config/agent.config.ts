@@ -1,14 +1,15 @@
 import { SLIPPAGE_BPS } from '@rp/contracts';
-import { IsDuration, IsHttpUrl, Required, Secret, StatefulServiceConfig } from '@rp/platform';
+import { AppConfig, IsDuration, IsHttpUrl, Required, Secret, withDatabase, withRedis } from '@rp/platform';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 const slippageMessage = `$property must be an integer number of basis points between ${SLIPPAGE_BPS.min} and ${SLIPPAGE_BPS.max}`;
 
 /**
  * The risk agent: one process per managed wallet. Redis is optional here (without it the cooldown and lock
- * live in the database), so unlike the services it has no Redis host by default.
+ * live in the database), so unlike the services it has no Redis host by default. It takes no calls from the
+ * gateway, so it has no `INTERNAL_TOKEN` (and no signature check on its `/status`).
  */
-export class AgentConfig extends StatefulServiceConfig {
+export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   override PORT = 8080;
 
   override REDIS_HOST?: string = undefined;

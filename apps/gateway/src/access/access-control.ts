@@ -1,98 +1,118 @@
 import { Injectable } from '@nestjs/common';
-import { CallerIdentity } from '@rp/contracts';
-import { ApiError, INTERNAL_HEADERS, attachCallerIdentity, labelRoute, requestIdOf, sendError } from '@rp/platform';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { CallerIdentity, KeyIntrospection } from '@rp/contracts';
+import { ApiError, type HttpReply, type HttpRequest, attachCallerIdentity } from '@rp/platform';
 import { apiKeyRequired, identityOf, invalidApiKey, presentedApiKey } from '../auth/api-key';
+import { GuardedLookups } from '../auth/guarded-lookups';
+import { fingerprint } from '../auth/introspection-cache';
 import { KeyIntrospectionClient } from '../auth/key-introspection.client';
 import { GatewayConfig } from '../config/gateway.config';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { rateLimited, setRateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import { BucketLimits } from '../rate-limit/token-bucket';
-import { ServiceRoute, routeFor, serviceRoutes } from '../routing/service-routes';
 import { routeAccess } from './route-access';
 
 /**
  * What stands between a client and a service, in order: classify the route; on keyed routes check the API key
  * (the identity is attached to the request for the proxy to sign); then take a token from the key's bucket, or
- * from the caller's per-IP bucket on keyless routes. Failed key attempts cost a token of the per-IP bucket, and a
- * key not known to be active is only looked up while that bucket has one: a brake on guessing keys.
- * Paths outside `/api/v1` (health, metrics, docs) pass untouched; `/api/v1` paths no service owns are limited per
- * IP and left to the gateway's 404.
+ * from the caller's per-IP bucket on keyless routes. Failed key attempts are counted in a bucket of their own per
+ * client address (`KEY_FAILURE_*`), never in the per-IP bucket: a valid key is never refused because of the
+ * address it comes from. Once an address's failure bucket is empty, a key that turns out not valid is answered
+ * 429 rather than 401 (guessing learns nothing), and the keys that address presents that are not known to be
+ * valid are looked up one at a time (`GuardedLookups`), so guessing cannot multiply the introspection calls.
+ * It is the `onRequest` hook of the `/api/v1` routes only (health, metrics and docs never reach it); `/api/v1`
+ * paths no service owns are limited per IP and then answered with the gateway's 404.
  */
 @Injectable()
 export class AccessControl {
-  private readonly routes: ServiceRoute[];
   private readonly perIp: BucketLimits;
+  private readonly failures: BucketLimits;
+  private readonly guarded = new GuardedLookups();
 
   constructor(
     config: GatewayConfig,
     private readonly keys: KeyIntrospectionClient,
     private readonly limiter: RateLimiter,
   ) {
-    this.routes = serviceRoutes(config);
     this.perIp = { capacity: config.PUBLIC_BURST, refillPerMinute: config.PUBLIC_RATE_LIMIT };
+    this.failures = { capacity: config.KEY_FAILURE_BURST, refillPerMinute: config.KEY_FAILURE_RATE_LIMIT };
   }
 
-  middleware(): RequestHandler {
-    return async (req: Request, res: Response, next: NextFunction) => {
-      // Only the gateway speaks for callers: whatever a client sends in these headers is dropped.
-      for (const header of INTERNAL_HEADERS) delete req.headers[header];
-      const access = routeAccess(req.method, req.path);
-      if (!access) return next();
-      const route = routeFor(this.routes, req.path);
-      if (route) labelRoute(req, `${route.prefix}/*`);
-      try {
-        await (route && access === 'key' ? this.admitKey(req, res) : this.admitByIp(req, res));
-      } catch (error) {
-        sendError(error, req, res);
-        return;
-      }
-      next();
-    };
-  }
+  readonly admit = async (request: HttpRequest, reply: HttpReply): Promise<void> => {
+    // Only the gateway speaks for callers: client copies of the internal headers are never forwarded
+    // (forwarded-headers.ts) and nothing here reads them.
+    const path = request.url.split('?')[0];
+    const access = routeAccess(request.method, path);
+    const owned = !NOT_OWNED_ROUTES.includes(request.routeOptions.url ?? '');
+    if (owned && access === 'key') await this.admitKey(request, reply);
+    else await this.admitByIp(request, reply);
+  };
 
-  private async admitByIp(req: Request, res: Response): Promise<void> {
-    const decision = await this.limiter.take(this.ipBucket(req), this.perIp);
-    setRateLimitHeaders(res, decision);
+  private async admitByIp(request: HttpRequest, reply: HttpReply): Promise<void> {
+    const decision = await this.limiter.take(ipBucket(request), this.perIp);
+    setRateLimitHeaders(reply, decision);
     if (!decision.allowed) throw rateLimited(decision);
   }
 
-  private async admitKey(req: Request, res: Response): Promise<void> {
-    const presented = presentedApiKey(req.headers);
-    if (presented.kind === 'missing') return this.refuseAttempt(req, res, apiKeyRequired());
-    if (presented.kind === 'malformed') return this.refuseAttempt(req, res, invalidApiKey());
-    if (!this.keys.knownActive(presented.apiKey)) {
-      const look = await this.limiter.take(this.ipBucket(req), this.perIp, 0);
-      if (!look.allowed) {
-        setRateLimitHeaders(res, look);
-        throw rateLimited(look);
-      }
-    }
+  private async admitKey(request: HttpRequest, reply: HttpReply): Promise<void> {
+    const presented = presentedApiKey(request.headers);
+    if (presented.kind === 'missing') return this.refuseAttempt(request, reply, apiKeyRequired());
+    if (presented.kind === 'malformed') return this.refuseAttempt(request, reply, invalidApiKey());
     let identity: CallerIdentity;
     try {
-      identity = identityOf(await this.keys.introspect(presented.apiKey, requestIdOf(req)));
+      identity = identityOf(await this.lookUp(request, presented.apiKey));
     } catch (error) {
-      if (error instanceof ApiError && error.getStatus() === 401) return this.refuseAttempt(req, res, error);
+      if (error instanceof ApiError && error.getStatus() === 401) return this.refuseAttempt(request, reply, error);
       throw error;
     }
-    attachCallerIdentity(req, identity);
+    attachCallerIdentity(request, identity);
     const decision = await this.limiter.take(`key:${identity.keyId}`, {
       capacity: identity.burst,
       refillPerMinute: identity.rateLimit,
     });
-    setRateLimitHeaders(res, decision);
+    setRateLimitHeaders(reply, decision);
     if (!decision.allowed) throw rateLimited(decision);
   }
 
-  /** A failed key attempt costs the caller's IP a token; once that bucket is empty the answer is 429. */
-  private async refuseAttempt(req: Request, res: Response, refusal: ApiError): Promise<never> {
-    const decision = await this.limiter.take(this.ipBucket(req), this.perIp);
-    setRateLimitHeaders(res, decision);
-    throw decision.allowed ? refusal : rateLimited(decision);
+  /**
+   * The service's answer about a key. A key vouched for (known or lately seen active) is looked up at once; so is
+   * any key from an address with failed attempts to spare. From an address whose failure bucket is empty, a key is
+   * looked up behind that address's other lookups, one at a time; a 429 only when too many already wait there.
+   */
+  private async lookUp(request: HttpRequest, apiKey: string): Promise<KeyIntrospection> {
+    const id = fingerprint(apiKey);
+    const ask = () => this.keys.introspect(apiKey, id, request.id);
+    if (this.keys.vouchedFor(id)) return ask();
+    const address = clientAddress(request);
+    const failures = await this.limiter.take(failureBucket(address), this.failures, 0);
+    if (failures.allowed) return ask();
+    const guarded = this.guarded.run(address, ask);
+    if (!guarded) throw rateLimited(failures);
+    return guarded;
   }
 
-  private ipBucket(req: Request): string {
-    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    return `ip:${ip.startsWith('::ffff:') ? ip.slice(7) : ip}`;
+  /** A failed key attempt takes a token from the address's failure bucket; once it is empty the answer is 429. */
+  private async refuseAttempt(request: HttpRequest, reply: HttpReply, refusal: ApiError): Promise<never> {
+    const decision = await this.limiter.take(failureBucket(clientAddress(request)), this.failures);
+    setRateLimitHeaders(reply, decision);
+    throw decision.allowed ? refusal : rateLimited(decision);
   }
+}
+
+/** The catch-all routes of `/api/v1` paths no service owns (limited per IP, then answered 404). */
+export const NOT_OWNED_ROUTES: readonly string[] = ['/api/v1', '/api/v1/*'];
+
+/** The client's address: the socket's, or what the proxies `TRUST_PROXY` counts say it is. */
+function clientAddress(request: HttpRequest): string {
+  const ip = request.ip ?? 'unknown';
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+/** The per-IP bucket of keyless routes. */
+function ipBucket(request: HttpRequest): string {
+  return `ip:${clientAddress(request)}`;
+}
+
+/** The bucket of an address's failed key attempts. */
+function failureBucket(address: string): string {
+  return `keyfail:${address}`;
 }

@@ -38,9 +38,17 @@ export function keyExpired(expiresAt?: string): ApiError {
   );
 }
 
+/** One identity object per cached answer, so what is derived from it (its signed encoding) is derived once. */
+const identities = new WeakMap<KeyIntrospection, CallerIdentity>();
+
 /** The identity an introspection vouches for, or the 401 that answers a key that is not active. */
 export function identityOf(answer: KeyIntrospection): CallerIdentity {
   if (!answer.active) throw answer.reason === 'expired' ? keyExpired(answer.expiresAt) : invalidApiKey();
-  const { keyId, tier, rateLimit, burst, expiresAt, email } = answer;
-  return { keyId, tier, rateLimit, burst, expiresAt, email };
+  let identity = identities.get(answer);
+  if (!identity) {
+    const { keyId, tier, rateLimit, burst, expiresAt, email } = answer;
+    identity = { keyId, tier, rateLimit, burst, expiresAt, email };
+    identities.set(answer, identity);
+  }
+  return identity;
 }

@@ -1,7 +1,8 @@
 import { KeyIntrospection } from '@rp/contracts';
-import { IntrospectionCache } from './introspection-cache';
+import { IntrospectionCache, fingerprint } from './introspection-cache';
 
 const KEY = 'rp_test_AbCdEfGhIjKlMnOpQrStUvWxYz012345';
+const ID = fingerprint(KEY);
 const START = Date.parse('2027-01-01T00:00:00.000Z');
 
 function active(expiresAt: string): KeyIntrospection {
@@ -33,34 +34,34 @@ function setup(options: { activeTtlMs?: number; maxEntries?: number } = {}) {
 describe('the introspection cache', () => {
   it('reuses an active answer for the TTL, then asks again', async () => {
     const { cache, calls, ask, advance } = setup();
-    await cache.lookup(KEY, ask);
+    await cache.lookup(KEY, ID, ask);
     advance(4999);
-    expect(await cache.lookup(KEY, ask)).toMatchObject({ active: true, keyId: 'k1' });
+    expect(await cache.lookup(KEY, ID, ask)).toMatchObject({ active: true, keyId: 'k1' });
     expect(calls).toHaveLength(1);
     advance(1);
-    await cache.lookup(KEY, ask);
+    await cache.lookup(KEY, ID, ask);
     expect(calls).toHaveLength(2);
   });
 
   it('keeps a negative answer about 2 s', async () => {
     const { cache, calls, ask, advance, answer } = setup();
     answer({ active: false, reason: 'unknown' });
-    await cache.lookup(KEY, ask);
+    await cache.lookup(KEY, ID, ask);
     advance(1999);
-    expect(await cache.lookup(KEY, ask)).toEqual({ active: false, reason: 'unknown' });
+    expect(await cache.lookup(KEY, ID, ask)).toEqual({ active: false, reason: 'unknown' });
     expect(calls).toHaveLength(1);
     advance(1);
-    await cache.lookup(KEY, ask);
+    await cache.lookup(KEY, ID, ask);
     expect(calls).toHaveLength(2);
   });
 
   it('never serves an active answer past the key expiry: it is expired at once, without asking', async () => {
     const { cache, calls, ask, advance, answer } = setup();
     answer(active(new Date(START + 1000).toISOString()));
-    expect((await cache.lookup(KEY, ask)).active).toBe(true);
-    expect(cache.cached(KEY)?.active).toBe(true);
+    expect((await cache.lookup(KEY, ID, ask)).active).toBe(true);
+    expect(cache.cached(ID)?.active).toBe(true);
     advance(1000);
-    expect(await cache.lookup(KEY, ask)).toEqual({
+    expect(await cache.lookup(KEY, ID, ask)).toEqual({
       active: false,
       reason: 'expired',
       expiresAt: new Date(START + 1000).toISOString(),
@@ -71,15 +72,15 @@ describe('the introspection cache', () => {
   it('treats an "active" answer whose expiry has already passed as expired, cached or not', async () => {
     const { cache, ask, answer } = setup({ activeTtlMs: 0 });
     answer(active(new Date(START - 1).toISOString()));
-    expect(await cache.lookup(KEY, ask)).toMatchObject({ active: false, reason: 'expired' });
+    expect(await cache.lookup(KEY, ID, ask)).toMatchObject({ active: false, reason: 'expired' });
   });
 
   it('does not cache at all with a TTL of 0', async () => {
     const { cache, calls, ask } = setup({ activeTtlMs: 0 });
-    await cache.lookup(KEY, ask);
-    await cache.lookup(KEY, ask);
+    await cache.lookup(KEY, ID, ask);
+    await cache.lookup(KEY, ID, ask);
     expect(calls).toHaveLength(2);
-    expect(cache.cached(KEY)).toBeUndefined();
+    expect(cache.cached(ID)).toBeUndefined();
   });
 
   it('shares one call among concurrent lookups of one key', async () => {
@@ -90,7 +91,7 @@ describe('the introspection cache', () => {
       calls += 1;
       return new Promise<KeyIntrospection>((resolve) => (release = resolve));
     };
-    const lookups = Promise.all([cache.lookup(KEY, ask), cache.lookup(KEY, ask), cache.lookup(KEY, ask)]);
+    const lookups = Promise.all([cache.lookup(KEY, ID, ask), cache.lookup(KEY, ID, ask), cache.lookup(KEY, ID, ask)]);
     release(active('2027-02-01T00:00:00.000Z'));
     const answers = await lookups;
     expect(calls).toBe(1);
@@ -100,17 +101,17 @@ describe('the introspection cache', () => {
   it('does not remember a failed call: every waiter sees the failure, the next lookup asks again', async () => {
     const { cache, calls, ask } = setup();
     const failing = () => Promise.reject(new Error('down'));
-    await expect(Promise.all([cache.lookup(KEY, failing), cache.lookup(KEY, failing)])).rejects.toThrow('down');
-    await cache.lookup(KEY, ask);
+    await expect(Promise.all([cache.lookup(KEY, ID, failing), cache.lookup(KEY, ID, failing)])).rejects.toThrow('down');
+    await cache.lookup(KEY, ID, ask);
     expect(calls).toHaveLength(1);
   });
 
   it('holds at most maxEntries, dropping the oldest', async () => {
     const { cache, ask } = setup({ maxEntries: 3 });
     const keys = ['a', 'b', 'c', 'd'].map((suffix) => KEY.slice(0, -1) + suffix);
-    for (const key of keys) await cache.lookup(key, ask);
+    for (const key of keys) await cache.lookup(key, fingerprint(key), ask);
     expect(cache.size).toBe(3);
-    expect(cache.cached(keys[0])).toBeUndefined();
-    expect(cache.cached(keys[3])?.active).toBe(true);
+    expect(cache.cached(fingerprint(keys[0]))).toBeUndefined();
+    expect(cache.cached(fingerprint(keys[3]))?.active).toBe(true);
   });
 });

@@ -14,6 +14,8 @@ export interface IntrospectionCacheOptions {
 interface Entry {
   answer: KeyIntrospection;
   freshUntil: number;
+  /** The active answer's `expiresAt`, read once; NaN when it cannot be read (then the key counts as expired). */
+  expiresAtMs: number;
 }
 
 /**
@@ -40,21 +42,25 @@ export class IntrospectionCache {
     return this.entries.size;
   }
 
-  /** The cached answer while it is fresh, expiry applied; `undefined` when the service must be asked. */
-  cached(apiKey: string): KeyIntrospection | undefined {
-    return this.fresh(fingerprint(apiKey));
+  /** The cached answer for a key's fingerprint while it is fresh, expiry applied; `undefined`: ask the service. */
+  cached(id: string): KeyIntrospection | undefined {
+    return this.fresh(id);
   }
 
-  async lookup(apiKey: string, ask: (apiKey: string) => Promise<KeyIntrospection>): Promise<KeyIntrospection> {
-    const id = fingerprint(apiKey);
+  /** The answer for `apiKey` (whose fingerprint is `id`): cached, joined to a call in flight, or asked for. */
+  async lookup(
+    apiKey: string,
+    id: string,
+    ask: (apiKey: string) => Promise<KeyIntrospection>,
+  ): Promise<KeyIntrospection> {
     const known = this.fresh(id);
     if (known) return known;
     const pending = this.inFlight.get(id);
     if (pending) return pending;
     const call = ask(apiKey)
       .then((answer) => {
-        this.remember(id, answer);
-        return expiredBy(answer, this.now());
+        const entry = this.remember(id, answer);
+        return expiredBy(entry, this.now());
       })
       .finally(() => this.inFlight.delete(id));
     this.inFlight.set(id, call);
@@ -69,30 +75,38 @@ export class IntrospectionCache {
       this.entries.delete(id);
       return undefined;
     }
-    return expiredBy(entry.answer, now);
+    return expiredBy(entry, now);
   }
 
-  private remember(id: string, answer: KeyIntrospection): void {
+  private remember(id: string, answer: KeyIntrospection): Entry {
     const ttl = answer.active ? this.activeTtlMs : this.negativeTtlMs;
-    if (ttl <= 0) return;
+    const entry = {
+      answer,
+      freshUntil: this.now() + ttl,
+      expiresAtMs: answer.active ? Date.parse(answer.expiresAt) : NaN,
+    };
+    if (ttl <= 0) return entry;
     this.entries.delete(id);
     while (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
       this.entries.delete(oldest.value);
     }
-    this.entries.set(id, { answer, freshUntil: this.now() + ttl });
+    this.entries.set(id, entry);
+    return entry;
   }
 }
 
 /** An active answer whose `expiresAt` has passed (or is unreadable) is an expired key. */
-function expiredBy(answer: KeyIntrospection, now: number): KeyIntrospection {
-  if (answer.active && !(now < Date.parse(answer.expiresAt))) {
+function expiredBy(entry: Entry, now: number): KeyIntrospection {
+  const { answer } = entry;
+  if (answer.active && !(now < entry.expiresAtMs)) {
     return { active: false, reason: 'expired', expiresAt: answer.expiresAt };
   }
   return answer;
 }
 
-function fingerprint(apiKey: string): string {
+/** The cache's key for an API key: its sha256, so the key itself is never held. */
+export function fingerprint(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }

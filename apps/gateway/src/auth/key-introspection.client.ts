@@ -7,6 +7,9 @@ import { IntrospectionCache } from './introspection-cache';
 
 export const INTROSPECTION_PATH = '/internal/keys/introspect';
 const INTROSPECTION_TIMEOUT_MS = 2000;
+/** How long a key seen active is vouched for (its lookups never wait behind guesses from its address). */
+const VOUCHED_FOR_MS = 10 * 60_000;
+const MAX_VOUCHED = 10_000;
 
 /**
  * Asks the subscription service about an API key (`POST /internal/keys/introspect`, signed with the internal
@@ -17,6 +20,8 @@ export class KeyIntrospectionClient {
   private readonly logger = new Logger(KeyIntrospectionClient.name);
   private readonly cache: IntrospectionCache;
   private readonly url: string;
+  /** Fingerprints of keys the service recently answered active for, until when; the oldest goes first. */
+  private readonly vouched = new Map<string, number>();
 
   constructor(
     private readonly http: HttpClient,
@@ -26,26 +31,38 @@ export class KeyIntrospectionClient {
     this.url = `${config.SUBSCRIPTION_URL.replace(/\/+$/, '')}${INTROSPECTION_PATH}`;
   }
 
-  /** True when the key is known to be active right now, without asking anyone. */
-  knownActive(apiKey: string): boolean {
-    return this.cache.cached(apiKey)?.active === true;
+  /** True when the key (by its fingerprint) is known to be active right now, without asking anyone. */
+  knownActive(id: string): boolean {
+    return this.cache.cached(id)?.active === true;
   }
 
-  introspect(apiKey: string, requestId: string): Promise<KeyIntrospection> {
-    return this.cache.lookup(apiKey, (key) => this.ask(key, requestId));
+  /**
+   * True when the key is known active, or was answered active within the last 10 minutes: such a key is not being
+   * guessed, so its lookup is never held back by what others do from its address. (It is still looked up: this
+   * vouches for nothing but that.)
+   */
+  vouchedFor(id: string): boolean {
+    return this.knownActive(id) || (this.vouched.get(id) ?? 0) > Date.now();
   }
 
-  private async ask(apiKey: string, requestId: string): Promise<KeyIntrospection> {
+  /** What the subscription service says about `apiKey`, whose fingerprint (`fingerprint()`) is `id`. */
+  introspect(apiKey: string, id: string, requestId: string): Promise<KeyIntrospection> {
+    return this.cache.lookup(apiKey, id, (key) => this.ask(key, id, requestId));
+  }
+
+  private async ask(apiKey: string, id: string, requestId: string): Promise<KeyIntrospection> {
+    // The exact text sent is the text whose hash is signed.
+    const question = JSON.stringify({ apiKey });
     const headers = {
       'content-type': 'application/json',
-      ...internalCallHeaders('POST', INTROSPECTION_PATH, requestId, this.config.INTERNAL_TOKEN),
+      ...internalCallHeaders('POST', INTROSPECTION_PATH, requestId, this.config.INTERNAL_TOKEN, question),
     };
     let response: Response;
     try {
       response = await this.http.fetch(this.url, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ apiKey }),
+        body: question,
         timeoutMs: INTROSPECTION_TIMEOUT_MS,
       });
     } catch (error) {
@@ -58,7 +75,17 @@ export class KeyIntrospectionClient {
       this.logger.error(`key introspection answered ${response.status} without an introspection`);
       throw unavailable();
     }
+    if (body.active) this.vouch(id);
     return body;
+  }
+
+  private vouch(id: string): void {
+    this.vouched.delete(id);
+    if (this.vouched.size >= MAX_VOUCHED) {
+      const oldest = this.vouched.keys().next();
+      if (!oldest.done) this.vouched.delete(oldest.value);
+    }
+    this.vouched.set(id, Date.now() + VOUCHED_FOR_MS);
   }
 }
 

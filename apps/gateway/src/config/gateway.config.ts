@@ -38,6 +38,20 @@ export class GatewayConfig extends ServiceConfig {
   @Min(1, positive)
   PUBLIC_BURST = 120;
 
+  /**
+   * Capacity of the per-address bucket of failed key attempts (missing, malformed, unknown, revoked or expired
+   * keys). Once it is empty, a key that turns out not valid is answered 429, and keys from that address not known
+   * to be valid are looked up one at a time. A valid key never takes from it.
+   */
+  @IsInt(positive)
+  @Min(1, positive)
+  KEY_FAILURE_BURST = 20;
+
+  /** Refill of that bucket, in failed attempts per minute. */
+  @IsInt(positive)
+  @Min(1, positive)
+  KEY_FAILURE_RATE_LIMIT = 20;
+
   /** Reverse proxies in front of the gateway whose `X-Forwarded-For` is believed; 0 = the socket's address. */
   @IsInt(hops)
   @Min(0, hops)

@@ -1,8 +1,10 @@
-import { Controller, Get, Header, Param, Req, Res } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Controller, Get, Header, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ErrorCode } from '@rp/contracts';
-import { ApiError, sendError } from '@rp/platform';
-import type { Request, Response } from 'express';
+import { ApiError, type HttpReply } from '@rp/platform';
 import { ApiDocs } from './api-docs';
 import { GatewayDocument } from './gateway-document';
 import {
@@ -40,13 +42,12 @@ export class ApiDocsController {
     return SWAGGER_UI_INIT;
   }
 
+  /** Only the listed files of swagger-ui-dist, by exact name: nothing else of the folder can be reached. */
   @Get(':asset')
-  asset(@Param('asset') name: string, @Req() req: Request, @Res() res: Response): void {
+  asset(@Param('asset') name: string, @Res({ passthrough: true }) reply: HttpReply): Readable {
     const contentType = SWAGGER_UI_ASSETS.get(name);
-    if (!contentType) throw new ApiError(404, ErrorCode.NOT_FOUND, `No route for GET ${req.path}`);
-    res.type(contentType).setHeader('Cache-Control', 'public, max-age=86400');
-    res.sendFile(name, { root: swaggerUiAssetsDirectory(), dotfiles: 'deny' }, (error) => {
-      if (error) sendError(error, req, res);
-    });
+    if (!contentType) throw new ApiError(404, ErrorCode.NOT_FOUND, `No route for GET /api/docs/${name}`);
+    reply.type(contentType).header('Cache-Control', 'public, max-age=86400');
+    return createReadStream(join(swaggerUiAssetsDirectory(), name));
   }
 }

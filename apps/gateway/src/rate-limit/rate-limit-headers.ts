@@ -1,13 +1,12 @@
 import { ErrorCode } from '@rp/contracts';
-import { ApiError } from '@rp/platform';
-import type { Response } from 'express';
+import { ApiError, type HttpReply } from '@rp/platform';
 import { BucketDecision } from './token-bucket';
 
 /** `RateLimit-Limit` (capacity), `RateLimit-Remaining`, `RateLimit-Reset` (whole seconds until full). */
-export function setRateLimitHeaders(res: Response, decision: BucketDecision): void {
-  res.setHeader('RateLimit-Limit', String(decision.limit));
-  res.setHeader('RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('RateLimit-Reset', String(Math.ceil(decision.msUntilFull / 1000)));
+export function setRateLimitHeaders(reply: HttpReply, decision: BucketDecision): void {
+  reply.header('RateLimit-Limit', String(decision.limit));
+  reply.header('RateLimit-Remaining', String(decision.remaining));
+  reply.header('RateLimit-Reset', String(Math.ceil(decision.msUntilFull / 1000)));
 }
 
 /** 429 with `Retry-After`: whole seconds until the next token, at least 1. */

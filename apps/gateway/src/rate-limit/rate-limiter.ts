@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
+import { RedisClient } from '@rp/platform';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { RedisTokenBuckets } from './redis-token-buckets';
 import { BucketDecision, BucketLimits, LocalTokenBuckets } from './token-bucket';
@@ -34,7 +34,7 @@ export class RateLimiter {
   private readonly decisions: Counter<'store' | 'outcome'>;
 
   constructor(
-    @Inject(RATE_LIMIT_REDIS) private readonly redis: Redis,
+    @Inject(RATE_LIMIT_REDIS) private readonly redis: RedisClient,
     registry: Registry,
     @Inject(RATE_LIMIT_OPTIONS) options: RateLimiterOptions = {},
   ) {

@@ -1,22 +1,25 @@
-import { Agent, type ClientRequest, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ErrorCode } from '@rp/contracts';
 import {
   ApiError,
   INTERNAL_HEADERS,
   INTERNAL_IDENTITY_HEADER,
+  type HttpReply,
+  type HttpRequest,
   callerIdentity,
   encodeCallerIdentity,
-  requestIdOf,
-  sendError,
   signInternalRequest,
 } from '@rp/platform';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { type Dispatcher, Pool } from 'undici';
 import { GatewayConfig } from '../config/gateway.config';
+import { ForwardedAnswer } from './forwarded-answer';
+import { forwardedHeaders } from './forwarded-headers';
 import { ServiceRoute, routeFor, serviceRoutes } from './service-routes';
 
+/** Names only the gateway may set: any copy a client sends is dropped before forwarding. */
+const CLIENT_COPIES_DROPPED: ReadonlySet<string> = new Set(INTERNAL_HEADERS);
+
+/** Connection errors that mean the service is not there (down, restarting, unresolvable): 503, retry later. */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -25,127 +28,132 @@ const UNREACHABLE = new Set([
   'EAI_AGAIN',
   'ECONNRESET',
   'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
 ]);
 
 /**
- * Forwards `/api/v1/{keys,txb,rms}/**` to the owning service as a stream: method, headers, body, status and
- * chunked answers pass through unchanged, the request id travels in `x-request-id`, and the internal headers
- * (signed with `INTERNAL_TOKEN`) say who the caller is. A service that is down is answered for with 503, one that
- * stays silent past `UPSTREAM_TIMEOUT_MS` with 504, both in the error envelope; an answer cut off after it began is
- * cut off for the client too.
+ * Forwards `/api/v1/{keys,txb,rms}/**` to the owning service over a keep-alive undici pool per service: method,
+ * path, query, headers (hop-by-hop ones removed) and the body's exact bytes (read whole, within `BODY_LIMIT`, so
+ * their hash can be signed); status, headers and body of the answer stream back. The request id travels in
+ * `x-request-id`, and the internal headers (signed with `INTERNAL_TOKEN`: identity, body hash, one-time nonce) say
+ * who the caller is; the API key itself stays at the edge. A service that is down is answered for with 503, one
+ * that stays silent past `UPSTREAM_TIMEOUT_MS` with 504, both in the error envelope; an answer that stalls or
+ * breaks off after it began is cut off for the client too, so a truncated body is never passed as whole.
  */
 @Injectable()
 export class ServiceProxy implements OnApplicationShutdown {
   private readonly logger = new Logger(ServiceProxy.name);
   private readonly routes: ServiceRoute[];
-  private readonly timedOut = new WeakSet<Request>();
-  // A pooled connection idle for 30 s is dropped by us, well before the service's 65 s idle timeout, so the
-  // gateway never reuses a connection the service is closing.
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
+  private readonly pools = new Map<string, Pool>();
 
   constructor(private readonly config: GatewayConfig) {
     this.routes = serviceRoutes(config);
+    for (const route of this.routes) {
+      this.pools.set(
+        route.service,
+        new Pool(route.target, {
+          connections: 256,
+          // Idle connections are dropped by us after 30 s, well before the service's 65 s idle timeout, so the
+          // gateway never reuses a connection the service is closing.
+          keepAliveTimeout: 30_000,
+          keepAliveMaxTimeout: 30_000,
+          headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+          bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+          connectTimeout: 5_000,
+        }),
+      );
+    }
   }
 
-  onApplicationShutdown(): void {
-    this.agent.destroy();
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
   }
 
-  middleware(): RequestHandler {
-    const proxy = createProxyMiddleware<Request, Response>({
-      router: (req) => this.routeOf(req).target,
-      changeOrigin: true,
-      xfwd: true,
-      // Connections to the services are reused: a new TCP connection per call doubled the gateway's cost.
-      agent: this.agent,
-      proxyTimeout: this.config.UPSTREAM_TIMEOUT_MS,
-      on: {
-        proxyReq: (proxyReq: ClientRequest, req: Request, res: Response) => {
-          for (const name of INTERNAL_HEADERS) proxyReq.removeHeader(name);
-          // Services trust the signed identity; the key itself stays at the edge.
-          proxyReq.removeHeader('authorization');
-          proxyReq.removeHeader('x-api-key');
-          for (const [name, value] of Object.entries(this.internalHeaders(req))) proxyReq.setHeader(name, value);
-          proxyReq.once('timeout', () => {
-            this.timedOut.add(req);
-            // The answer has begun: no envelope can follow, and a clean end would pass a truncated body as whole.
-            if (res.headersSent) this.cutOff(req, res, 'stalled');
-          });
+  /** The route owning `path`, matching whole segments. */
+  routeOf(path: string): ServiceRoute | undefined {
+    return routeFor(this.routes, path);
+  }
+
+  /** Route handler of the forwarding routes: resolves once the answer is with the client (or it was cut off). */
+  readonly forward = (request: HttpRequest, reply: HttpReply): Promise<void> => {
+    const route = this.routeOf(request.url.split('?')[0]);
+    const pool = route && this.pools.get(route.service);
+    if (!route || !pool) return Promise.reject(new Error(`no service owns ${request.url}`));
+    const body = forwardedBody(request);
+    const headers = forwardedHeaders(request, CLIENT_COPIES_DROPPED);
+    Object.assign(headers, this.internalHeaders(request, body));
+    return new Promise<void>((resolve, reject) => {
+      const answer = new ForwardedAnswer(reply, {
+        failed: (error) => reject(this.failure(error, request, route)),
+        finished: resolve,
+        brokeOff: (how) =>
+          this.logger.warn(
+            { requestId: request.id },
+            `${route.service} ${how} while answering ${request.method} ${request.url}; cutting the client off`,
+          ),
+      });
+      pool.dispatch(
+        {
+          method: request.method as Dispatcher.HttpMethod,
+          path: request.url,
+          headers,
+          body,
         },
-        proxyRes: (proxyRes: IncomingMessage, req: Request, res: Response) => {
-          proxyRes.once('aborted', () => this.cutOff(req, res, 'broke off'));
-        },
-        error: (error: Error, req: Request, res: Response | Socket) => this.answerFailure(error, req, res),
-      },
+        answer,
+      );
     });
-    return (req: Request, res: Response, next: NextFunction) => {
-      if (!routeFor(this.routes, req.path)) return next();
-      return proxy(req, res, next);
-    };
-  }
+  };
 
   /**
-   * The gateway's own internal headers (any client copy is removed first): signed with the token; without one
+   * The gateway's own internal headers (any client copy was removed): signed with the token; without one
    * (development) the identity travels unsigned, as services without a token expect it.
    */
-  private internalHeaders(req: Request): Record<string, string> {
-    const identity = callerIdentity(req);
+  private internalHeaders(request: HttpRequest, body: Buffer | undefined): Record<string, string> {
+    const identity = callerIdentity(request);
     const token = this.config.INTERNAL_TOKEN;
     if (token) {
       return signInternalRequest({
         token,
-        method: req.method,
-        // The path exactly as forwarded (the proxy sends `req.url`, query included), which the service checks.
-        path: req.url,
-        requestId: requestIdOf(req),
+        method: request.method,
+        // The path exactly as forwarded, query included, which the service checks.
+        path: request.url,
+        requestId: request.id,
         identity,
+        // The exact bytes forwarded: the service hashes what arrives and refuses any other body.
+        body,
       });
     }
     return identity ? { [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity(identity) } : {};
   }
 
-  private cutOff(req: Request, res: Response, how: string): void {
-    this.logger.warn(
-      `${this.routeOf(req).service} ${how} while answering ${req.method} ${req.path}; cutting the client off`,
-    );
-    res.destroy();
-  }
-
-  private routeOf(req: Request): ServiceRoute {
-    const route = routeFor(this.routes, req.path);
-    if (!route) throw new Error(`no service owns ${req.path}`);
-    return route;
-  }
-
-  private answerFailure(error: Error, req: Request, res: Response | Socket): void {
-    const route = this.routeOf(req);
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (!('status' in res)) {
-      res.destroy();
-      return;
-    }
-    if (this.timedOut.has(req)) {
+  private failure(error: unknown, request: HttpRequest, route: ServiceRoute): ApiError {
+    const code = (error as { code?: string }).code ?? '';
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') {
       this.logger.warn(
-        `${route.service} did not answer ${req.method} ${req.path} within ${this.config.UPSTREAM_TIMEOUT_MS} ms`,
+        { requestId: request.id },
+        `${route.service} did not answer ${request.method} ${request.url} within ${this.config.UPSTREAM_TIMEOUT_MS} ms`,
       );
-      sendError(
-        new ApiError(504, ErrorCode.UPSTREAM_TIMEOUT, `The ${route.service} service did not answer in time`),
-        req,
-        res,
-      );
-      return;
+      return new ApiError(504, ErrorCode.UPSTREAM_TIMEOUT, `The ${route.service} service did not answer in time`);
     }
-    this.logger.warn(`${route.service} unreachable for ${req.method} ${req.path}: ${code || error.message}`);
-    const status = UNREACHABLE.has(code) || code === '' ? 503 : 502;
-    sendError(
-      new ApiError(
-        status,
-        status === 503 ? ErrorCode.SERVICE_UNAVAILABLE : ErrorCode.BAD_GATEWAY,
-        `The ${route.service} service is unavailable`,
-        { headers: status === 503 ? { 'Retry-After': '5' } : {} },
-      ),
-      req,
-      res,
+    this.logger.warn(
+      { requestId: request.id },
+      `${route.service} unreachable for ${request.method} ${request.url}: ${code || (error as Error).message}`,
     );
+    if (UNREACHABLE.has(code)) {
+      return new ApiError(503, ErrorCode.SERVICE_UNAVAILABLE, `The ${route.service} service is unavailable`, {
+        headers: { 'Retry-After': '5' },
+      });
+    }
+    return new ApiError(502, ErrorCode.BAD_GATEWAY, `The ${route.service} service is unavailable`);
   }
+}
+
+/**
+ * The body to forward: the bytes the forwarding routes' parser read, exactly as they came (compressed or not).
+ * Fastify reads no body for GET and HEAD, and services never read one there either: none is forwarded.
+ */
+function forwardedBody(request: HttpRequest): Buffer | undefined {
+  return Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
 }

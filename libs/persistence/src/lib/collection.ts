@@ -1,6 +1,7 @@
 /**
  * The narrow collection API every repository is written against. It is implemented on MongoDB, PostgreSQL and
- * embedded PGlite with the same semantics; the contract suite (`document-store.contract.ts`) holds them to it.
+ * embedded SQLite with the same semantics; the contract suite (`document-store.contract.int-spec.ts`) holds them
+ * to it.
  *
  * - Documents are JSON-like: strings, finite numbers, booleans, null, `Date`, arrays and nested objects. A `bigint`
  *   is stored as its decimal string; amounts travel as strings end to end, so large integers round-trip exactly.

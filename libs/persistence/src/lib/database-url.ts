@@ -1,18 +1,23 @@
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, normalize } from 'node:path';
 
 export type DatabaseTarget =
   | { driver: 'mongodb'; url: string }
   | { driver: 'postgres'; url: string }
-  /** `dataDir` undefined: in memory. */
-  | { driver: 'pglite'; dataDir: string | undefined };
+  /** `file` undefined: in memory. */
+  | { driver: 'sqlite'; file: string | undefined };
+
+/** The embedded database of an app when `DATABASE_URL` is unset, relative to the working directory. */
+export function defaultSqliteFile(appName: string): string {
+  return join('.data', `${appName}.sqlite`);
+}
 
 /**
  * Picks the driver from the URL's scheme: `mongodb://` / `mongodb+srv://`, `postgres://` / `postgresql://`,
- * `pglite://memory`, `pglite://<dir>` (relative to the working directory) or `pglite:///<absolute dir>`.
- * No URL means the embedded default, `.data/<app>`.
+ * `sqlite://memory`, `sqlite://<file>` (relative to the working directory) or `sqlite:///<absolute file>`.
+ * No URL means the embedded default, `.data/<app>.sqlite`.
  */
 export function parseDatabaseUrl(url: string | undefined, appName: string): DatabaseTarget {
-  if (!url) return { driver: 'pglite', dataDir: join('.data', appName) };
+  if (!url) return { driver: 'sqlite', file: defaultSqliteFile(appName) };
   const scheme = url.slice(0, url.indexOf('://'));
   switch (scheme) {
     case 'mongodb':
@@ -21,10 +26,13 @@ export function parseDatabaseUrl(url: string | undefined, appName: string): Data
     case 'postgres':
     case 'postgresql':
       return { driver: 'postgres', url };
-    case 'pglite': {
-      const location = url.slice('pglite://'.length);
-      if (location === 'memory' || location === '') return { driver: 'pglite', dataDir: undefined };
-      return { driver: 'pglite', dataDir: isAbsolute(location) ? location : join(location) };
+    case 'sqlite': {
+      const location = url.slice('sqlite://'.length);
+      if (location === 'memory') return { driver: 'sqlite', file: undefined };
+      if (location === '' || location.endsWith('/')) {
+        throw new Error('DATABASE_URL sqlite:// must name a file (sqlite://.data/app.sqlite) or memory');
+      }
+      return { driver: 'sqlite', file: isAbsolute(location) ? location : normalize(location) };
     }
     default:
       throw new Error(`DATABASE_URL has an unsupported scheme "${scheme}"`);
@@ -33,7 +41,7 @@ export function parseDatabaseUrl(url: string | undefined, appName: string): Data
 
 /** The target as it may be printed: no credentials. */
 export function describeTarget(target: DatabaseTarget): string {
-  if (target.driver === 'pglite') return `pglite (${target.dataDir ?? 'in memory'})`;
+  if (target.driver === 'sqlite') return `sqlite (${target.file ?? 'in memory'})`;
   const url = new URL(target.url);
   return `${target.driver} ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
 }

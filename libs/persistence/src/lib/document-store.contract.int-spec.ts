@@ -1,8 +1,12 @@
 /**
- * The persistence contract: the same cases on every driver that can be reached. PGlite always; PostgreSQL when
- * TEST_POSTGRES_URL is set (in a throw-away schema); MongoDB when TEST_MONGO_URL is set (in a throw-away database).
+ * The persistence contract: the same cases on every driver that can be reached. SQLite always, in memory and on a
+ * file; PostgreSQL when TEST_POSTGRES_URL is set (in a throw-away schema); MongoDB when TEST_MONGO_URL is set (in a
+ * throw-away database).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { StoredDocument } from './collection';
 import { DatabaseTarget } from './database-url';
@@ -17,7 +21,15 @@ interface DriverUnderTest {
 }
 
 const suffix = randomBytes(4).toString('hex');
-const drivers: DriverUnderTest[] = [{ name: 'pglite', target: { driver: 'pglite', dataDir: undefined } }];
+const sqliteDir = mkdtempSync(join(tmpdir(), 'rp-contract-'));
+const drivers: DriverUnderTest[] = [
+  { name: 'sqlite in memory', target: { driver: 'sqlite', file: undefined } },
+  {
+    name: 'sqlite on a file',
+    target: { driver: 'sqlite', file: join(sqliteDir, 'contract.sqlite') },
+    cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }),
+  },
+];
 
 const postgresUrl = process.env['TEST_POSTGRES_URL'];
 if (postgresUrl) {
@@ -60,6 +72,10 @@ interface Position extends StoredDocument {
   expiresAt?: Date;
   attempts?: number;
   tags?: string[];
+}
+
+interface Flagged extends StoredDocument {
+  value?: boolean | number | string | Date | { a: number } | null;
 }
 
 const WALLET_A = 'GAAAA';
@@ -182,6 +198,54 @@ describe.each(drivers)('persistence contract on $name', ({ name, target, cleanup
     expect(await ids({ seenAt: { $gte: new Date('2026-11-10T00:00:00Z') } })).toEqual(['high', 'mid']);
     expect(await ids({ seenAt: { $lt: new Date('2026-11-10T00:00:00Z') } })).toEqual(['low']);
     expect(await ids({ seenAt: new Date('2026-11-20T00:00:00Z') })).toEqual(['high']);
+  });
+
+  it('matches values of the filter type only: true is not 1, "1" is not 1, a date is not its ISO text', async () => {
+    const values = await store.collection<Flagged>({ name: collectionName() });
+    const at = new Date('2026-11-20T08:30:00.000Z');
+    const stored: [string, Flagged['value']][] = [
+      ['true', true],
+      ['false', false],
+      ['one', 1],
+      ['zero', 0],
+      ['text-one', '1'],
+      ['text-true', 'true'],
+      ['date', at],
+      ['iso', at.toISOString()],
+      ['object', { a: 1 }],
+      ['null', null],
+    ];
+    for (const [id, value] of stored) await values.insert({ id, value });
+    await values.insert({ id: 'missing' });
+
+    const ids = async (filter: Parameters<typeof values.find>[0]) =>
+      (await values.find(filter)).map((v) => v.id).sort();
+    expect(await ids({ value: true })).toEqual(['true']);
+    expect(await ids({ value: false })).toEqual(['false']);
+    expect(await ids({ value: 1 })).toEqual(['one']);
+    expect(await ids({ value: 0 })).toEqual(['zero']);
+    expect(await ids({ value: '1' })).toEqual(['text-one']);
+    expect(await ids({ value: 'true' })).toEqual(['text-true']);
+    expect(await ids({ value: at })).toEqual(['date']);
+    expect(await ids({ value: at.toISOString() })).toEqual(['iso']);
+    expect(await ids({ value: '{"a":1}' })).toEqual([]);
+    expect(await ids({ value: null })).toEqual(['missing', 'null']);
+    expect(await ids({ value: { $gte: 0 } })).toEqual(['one', 'zero']);
+    expect(await ids({ value: { $lte: at } })).toEqual(['date']);
+  });
+
+  it('sorts strings by code point and dates by instant', async () => {
+    const events = await store.collection<Position>({ name: collectionName() });
+    await events.insert({ id: 'e1', wallet: 'é', seenAt: new Date('2026-11-20T08:30:00.000Z') });
+    await events.insert({ id: 'e2', wallet: 'z', seenAt: new Date('2026-11-20T08:29:59.999Z') });
+    await events.insert({ id: 'e3', wallet: 'Z', seenAt: new Date('2025-12-31T23:59:59.000Z') });
+    await events.insert({ id: 'e4', wallet: 'ab' });
+
+    const order = async (options: Parameters<typeof events.find>[1]) =>
+      (await events.find({}, options)).map((e) => e.id);
+    expect(await order({ sort: { field: 'wallet', direction: 'asc' } })).toEqual(['e3', 'e4', 'e2', 'e1']);
+    expect(await order({ sort: { field: 'seenAt', direction: 'asc' } })).toEqual(['e4', 'e3', 'e2', 'e1']);
+    expect(await order({ sort: { field: 'seenAt', direction: 'desc' } })).toEqual(['e1', 'e2', 'e3', 'e4']);
   });
 
   it('sorts on one field (missing first when ascending), breaks ties by id, and limits', async () => {

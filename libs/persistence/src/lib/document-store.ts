@@ -2,7 +2,7 @@ import { Collection, CollectionDefinition, StoredDocument } from './collection';
 import { InvalidQueryError } from './errors';
 import { fieldPath } from './query';
 
-export type DatabaseDriver = 'mongodb' | 'postgres' | 'pglite';
+export type DatabaseDriver = 'mongodb' | 'postgres' | 'sqlite';
 
 export interface DocumentStoreOptions {
   /** The clock that decides expiry; tests move it. */

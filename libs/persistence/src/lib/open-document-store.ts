@@ -3,8 +3,8 @@ import { DatabaseTarget } from './database-url';
 import { DocumentStore, DocumentStoreOptions } from './document-store';
 import { MongoDocumentStore } from './mongo/mongo-document-store';
 import { PgExecutor } from './sql/pg-executor';
-import { PgliteExecutor } from './sql/pglite-executor';
 import { SqlDocumentStore } from './sql/sql-document-store';
+import { SqliteDocumentStore } from './sqlite/sqlite-document-store';
 
 /**
  * Opens a store outside Nest (tests, tools). For MongoDB it opens and owns its own mongoose connection; inside
@@ -15,10 +15,10 @@ export async function openDocumentStore(
   options: DocumentStoreOptions = {},
 ): Promise<DocumentStore> {
   switch (target.driver) {
-    case 'pglite':
-      return new SqlDocumentStore('pglite', await PgliteExecutor.open(target.dataDir), options);
+    case 'sqlite':
+      return SqliteDocumentStore.open(target.file, options);
     case 'postgres':
-      return new SqlDocumentStore('postgres', await PgExecutor.connect(target.url), options);
+      return new SqlDocumentStore(await PgExecutor.connect(target.url), options);
     case 'mongodb': {
       const connection = await createConnection(target.url, {
         bufferCommands: false,

@@ -4,6 +4,7 @@ import { ReadinessCheck } from '@rp/platform';
 import type { Connection } from 'mongoose';
 import { describeTarget, parseDatabaseUrl } from './database-url';
 import { DocumentStore } from './document-store';
+import { formerPgliteDataNotice } from './former-pglite-data';
 import { MongoDocumentStore } from './mongo/mongo-document-store';
 import { openDocumentStore } from './open-document-store';
 
@@ -28,7 +29,7 @@ class DatabaseShutdown implements OnApplicationShutdown {
 }
 
 export interface PersistenceOptions {
-  /** The app's name: the embedded database lives in `.data/<appName>`. */
+  /** The app's name: the embedded database is the file `.data/<appName>.sqlite`. */
   appName: string;
   /** `DATABASE_URL` (or one composed from `DATABASE_*`); unset for the embedded default. */
   url: string | undefined;
@@ -36,7 +37,7 @@ export interface PersistenceOptions {
 
 /**
  * The app's `DocumentStore`, on the driver `DATABASE_URL` names, and its readiness check. MongoDB goes through
- * the `@nestjs/mongoose` connection (which also closes it); the SQL stores are closed on shutdown.
+ * the `@nestjs/mongoose` connection (which also closes it); PostgreSQL and SQLite stores are closed on shutdown.
  */
 @Global()
 @Module({})
@@ -76,6 +77,8 @@ export class PersistenceModule {
           useFactory: async () => {
             const store = await openDocumentStore(target);
             logger.log(`database: ${describeTarget(target)}`);
+            const notice = formerPgliteDataNotice(target, options.appName);
+            if (notice) logger.warn(notice);
             return store;
           },
         },

@@ -1,4 +1,15 @@
-import { Comparable, Filter, FilterValue, RangeCondition, Sort, StoredDocument, Update } from './collection';
+import { randomUUID } from 'node:crypto';
+import {
+  CollectionDefinition,
+  Comparable,
+  Filter,
+  FilterValue,
+  RangeCondition,
+  Sort,
+  StoredDocument,
+  Update,
+  UpdateResult,
+} from './collection';
 import { InvalidQueryError } from './errors';
 
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -113,6 +124,59 @@ function isPlainOrInstance(value: object): boolean {
   return !(value instanceof Map || value instanceof Set || value instanceof RegExp || Buffer.isBuffer(value));
 }
 
+/** A new document split into its id (generated when not given) and its cleaned fields. */
+export function splitNewDocument(document: object): { id: string; fields: Record<string, unknown> } {
+  const { id = randomUUID(), ...fields } = cleanDocument(document) as Record<string, unknown> & { id?: unknown };
+  if (typeof id !== 'string' || id === '') throw new InvalidQueryError('id must be a non-empty string');
+  rejectReservedFields(fields);
+  return { id, fields };
+}
+
+/** MongoDB keeps our `id` in `_id`; a field of that name would be ambiguous on every driver. */
+export function rejectReservedFields(fields: Record<string, unknown>): void {
+  if ('_id' in fields) throw new InvalidQueryError('"_id" is reserved; documents are identified by "id"');
+}
+
+/**
+ * The id a condition on `id` asks for (`null`: nothing, every document has one), or `undefined` when the
+ * condition is on another field. Ids are compared for equality only.
+ */
+export function idCondition(condition: Condition): { id: string | null } | undefined {
+  if (condition.path[0] !== 'id') return undefined;
+  if (condition.path.length > 1 || condition.kind !== 'eq') {
+    throw new InvalidQueryError('id can only be compared for equality');
+  }
+  return { id: condition.value === null ? null : String(condition.value) };
+}
+
+/** What `updateOne` writes on a SQL driver, decided while it holds the write lock on the first match. */
+export type UpdatePlan =
+  | { write: 'none' }
+  | { write: 'update' | 'insert'; id: string; document: Record<string, unknown> };
+
+export function planUpdate<T extends StoredDocument>(
+  match: { id: string; document: Record<string, unknown> } | undefined,
+  conditions: Condition[],
+  update: Update<T>,
+  upsert: boolean,
+): UpdatePlan {
+  if (match) return { write: 'update', id: match.id, document: applyUpdate(match.document, update, false) };
+  if (!upsert) return { write: 'none' };
+  const { id = randomUUID(), ...seed } = seedFromFilter(conditions);
+  const document = applyUpdate(seed, update, true);
+  rejectReservedFields(document);
+  return { write: 'insert', id: String(id), document };
+}
+
+export function updateResultOf<T extends StoredDocument>(plan: UpdatePlan): UpdateResult<T> {
+  if (plan.write === 'none') return { matched: false, upserted: false, document: null };
+  return {
+    matched: plan.write === 'update',
+    upserted: plan.write === 'insert',
+    document: { id: plan.id, ...plan.document } as unknown as T,
+  };
+}
+
 /** The document an upsert inserts: the filter's equalities (nested by path), then `setOnInsert`, `set`, `inc`. */
 export function seedFromFilter(conditions: Condition[]): Record<string, unknown> {
   const seed: Record<string, unknown> = {};
@@ -176,6 +240,13 @@ export function applyUpdate<T extends StoredDocument>(
   }
   for (const field of (update.unset ?? []) as string[]) delete next[field];
   return next;
+}
+
+/** When a document expires: the `Date` in its TTL field. Any other value, or none, never expires. */
+export function expiryOf(document: Record<string, unknown>, ttl: CollectionDefinition['ttl'] | undefined): Date | null {
+  if (!ttl) return null;
+  const value = valueAt(document, ttl.field.split('.'));
+  return value instanceof Date ? value : null;
 }
 
 /** The value at a path of a plain document, or `undefined`. */

@@ -10,8 +10,8 @@ import {
   Update,
   UpdateResult,
 } from '../collection';
-import { InvalidQueryError, writeFreeingExpiredKeys } from '../errors';
-import { checkLimit, checkSort, checkUpdate, cleanDocument, parseFilter } from '../query';
+import { writeFreeingExpiredKeys } from '../errors';
+import { checkLimit, checkSort, checkUpdate, parseFilter, splitNewDocument } from '../query';
 import { MongoFilter, mongoFilter, mongoSort, withExpiry } from './mongo-query';
 
 type RawDocument = { _id: string } & Record<string, unknown>;
@@ -43,9 +43,7 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
   }
 
   async insert(document: NewDocument<T>): Promise<T> {
-    const { id = randomUUID(), ...fields } = cleanDocument(document) as Record<string, unknown> & { id?: unknown };
-    if (typeof id !== 'string' || id === '') throw new InvalidQueryError('id must be a non-empty string');
-    if ('_id' in fields) throw new InvalidQueryError('"_id" is reserved; documents are identified by "id"');
+    const { id, fields } = splitNewDocument(document);
     await this.retryAfterSweep(() => this.raw.insertOne({ _id: id, ...fields }));
     return { id, ...fields } as unknown as T;
   }

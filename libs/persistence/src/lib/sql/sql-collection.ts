@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   Collection,
   CollectionDefinition,
@@ -9,26 +8,27 @@ import {
   Update,
   UpdateResult,
 } from '../collection';
-import { InvalidQueryError, writeFreeingExpiredKeys } from '../errors';
+import { fromJson, toJson } from '../document-json';
+import { writeFreeingExpiredKeys } from '../errors';
 import {
-  applyUpdate,
   checkLimit,
   checkSort,
   checkUpdate,
-  cleanDocument,
+  expiryOf,
   parseFilter,
-  seedFromFilter,
-  valueAt,
+  planUpdate,
+  splitNewDocument,
+  updateResultOf,
 } from '../query';
 import { SqlExecutor, uniqueViolation } from './sql-executor';
-import { SqlParams, conditionSql, fromJson, orderSql, toJson } from './sql-query';
+import { SqlParams, conditionSql, orderSql } from './sql-query';
 
 interface Row {
   id: string;
   doc: Record<string, unknown>;
 }
 
-/** One collection as a table `(id text primary key, doc jsonb, expires_at timestamptz)`. */
+/** One collection on PostgreSQL: a table `(id text primary key, doc jsonb, expires_at timestamptz)`. */
 export class SqlCollection<T extends StoredDocument> implements Collection<T> {
   readonly name: string;
   private readonly table: string;
@@ -64,14 +64,12 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
   }
 
   async insert(document: NewDocument<T>): Promise<T> {
-    const { id = randomUUID(), ...fields } = cleanDocument(document) as Record<string, unknown> & { id?: unknown };
-    if (typeof id !== 'string' || id === '') throw new InvalidQueryError('id must be a non-empty string');
-    rejectReservedFields(fields);
+    const { id, fields } = splitNewDocument(document);
     await this.retryAfterSweep(() =>
       this.db.query(`INSERT INTO ${this.table} (id, doc, expires_at) VALUES ($1, $2::jsonb, $3)`, [
         id,
         JSON.stringify(toJson(fields)),
-        this.expiryOf(fields),
+        expiryOf(fields, this.definition.ttl),
       ]),
     );
     return { id, ...fields } as unknown as T;
@@ -130,25 +128,26 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
           `SELECT id, doc FROM ${this.table} WHERE ${where} ORDER BY id COLLATE "C" LIMIT 1 FOR UPDATE`,
           params.values,
         );
-        if (row) {
-          const next = applyUpdate(fromJson(row.doc) as Record<string, unknown>, checked, false);
+        const plan = planUpdate(
+          row && { id: row.id, document: fromJson(row.doc) as Record<string, unknown> },
+          conditions,
+          checked,
+          options.upsert ?? false,
+        );
+        if (plan.write === 'update') {
           await tx.query(`UPDATE ${this.table} SET doc = $2::jsonb, expires_at = $3 WHERE id = $1`, [
-            row.id,
-            JSON.stringify(toJson(next)),
-            this.expiryOf(next),
+            plan.id,
+            JSON.stringify(toJson(plan.document)),
+            expiryOf(plan.document, this.definition.ttl),
           ]);
-          return { matched: true, upserted: false, document: { id: row.id, ...next } as unknown as T };
+        } else if (plan.write === 'insert') {
+          await tx.query(`INSERT INTO ${this.table} (id, doc, expires_at) VALUES ($1, $2::jsonb, $3)`, [
+            plan.id,
+            JSON.stringify(toJson(plan.document)),
+            expiryOf(plan.document, this.definition.ttl),
+          ]);
         }
-        if (!options.upsert) return { matched: false, upserted: false, document: null };
-        const { id = randomUUID(), ...seed } = seedFromFilter(conditions) as Record<string, unknown> & { id?: string };
-        const next = applyUpdate(seed, checked, true);
-        rejectReservedFields(next);
-        await tx.query(`INSERT INTO ${this.table} (id, doc, expires_at) VALUES ($1, $2::jsonb, $3)`, [
-          String(id),
-          JSON.stringify(toJson(next)),
-          this.expiryOf(next),
-        ]);
-        return { matched: false, upserted: true, document: { id: String(id), ...next } as unknown as T };
+        return updateResultOf<T>(plan);
       }),
     );
   }
@@ -167,12 +166,6 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
     const clauses = parseFilter(filter).map((condition) => conditionSql(condition, params));
     if (this.definition.ttl) clauses.push(`(expires_at IS NULL OR expires_at > ${params.add(this.now())})`);
     return clauses.length > 0 ? clauses.join(' AND ') : 'TRUE';
-  }
-
-  private expiryOf(fields: Record<string, unknown>): Date | null {
-    if (!this.definition.ttl) return null;
-    const value = valueAt(fields, this.definition.ttl.field.split('.'));
-    return value instanceof Date ? value : null;
   }
 
   private toDocument(row: Row): T {
@@ -200,10 +193,6 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
     if (violation.constraint.startsWith(prefix)) return violation.constraint.slice(prefix.length);
     return violation.constraint === `${this.name}_pkey` ? 'id' : violation.constraint;
   }
-}
-
-function rejectReservedFields(fields: Record<string, unknown>): void {
-  if ('_id' in fields) throw new InvalidQueryError('"_id" is reserved; documents are identified by "id"');
 }
 
 /** The same filter always gives the same text (keys sorted, dates as ISO). */

@@ -1,4 +1,4 @@
-/** The little a SQL document store needs from PostgreSQL, whether it is a server (`pg`) or embedded (PGlite). */
+/** The little the SQL document store needs from PostgreSQL: queries, and transactions on one connection. */
 export interface SqlExecutor {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** Runs `work` in one transaction on one connection; rolls back when it throws. */

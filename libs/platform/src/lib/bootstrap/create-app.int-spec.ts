@@ -2,7 +2,7 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Body, Controller, DynamicModule, Get, Logger, Module, Post, Query } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsLedgerAccountAddress } from '@rp/contracts';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import Redis from 'ioredis';
@@ -13,7 +13,7 @@ import { Secret } from '../config/setting-decorators';
 import { HttpClient } from '../http/http-client';
 import { RedisModule, RedisReadiness } from '../redis/redis.module';
 import { AppDefinition } from './app-definition';
-import { createApp } from './bootstrap';
+import { createApp, initApp } from './create-app';
 
 class ExampleConfig extends ServiceConfig {
   @IsOptional()
@@ -90,12 +90,12 @@ async function start(env: Record<string, string>) {
     ...env,
   });
   const app = await createApp(definition(), config, { logDestination: logs });
-  await app.init();
+  await initApp(app);
   return { app, lines };
 }
 
 describe('an app built by createApp (real HTTP, real Redis)', () => {
-  let app: NestExpressApplication;
+  let app: NestFastifyApplication;
   let lines: string[];
 
   beforeAll(async () => {

@@ -1,24 +1,27 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
+import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config';
-import { secretValuesOf } from '../config/load-config';
 import { ErrorEnvelopeFilter } from '../errors/error-envelope.filter';
 import { createValidationPipe } from '../errors/validation';
 import { HealthController } from '../health/health.controller';
 import { READINESS_CHECKS, ReadinessCheck } from '../health/readiness-check';
 import { HttpClient } from '../http/http-client';
-import { createHttpLogger } from '../logging/logger-options';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { MetricsController } from '../metrics/metrics.controller';
 import { createMetricsRegistry } from '../metrics/metrics-registry';
 import { OpenApiInfo } from '../openapi/openapi-document';
 import { OPENAPI_INFO, OpenApiController, OpenApiPublisher } from '../openapi/openapi.controller';
+import { MemoryNonceStore, NonceStore, RedisNonceStore } from '../internal-auth/nonce-store';
 
 export const APP_NAME = Symbol('rp:app-name');
-export const HTTP_LOGGER = Symbol('rp:http-logger');
+/** The app's pino logger (injectable for code that logs outside Nest's `Logger`). */
+export const APP_LOGGER = Symbol('rp:app-logger');
+/** Where a service remembers the nonces of the signed calls it accepted (`NonceStore`). */
+export const INTERNAL_NONCES = Symbol('rp:internal-nonces');
 
 export interface PlatformOptions<C extends AppConfig> {
   appName: string;
@@ -27,50 +30,46 @@ export interface PlatformOptions<C extends AppConfig> {
   imports: DynamicModule[];
   /** Classes provided by the imports (or by global modules) that `/health/ready` must see answer. */
   readiness: Type<ReadinessCheck>[];
-  /** Where log lines go (tests capture them); stdout by default. */
-  logDestination?: NodeJS.WritableStream;
+  /** The app's logger, built by `createApp` before Nest so that Nest's own boot lines go through it. */
+  logger: Logger;
   /** Serve `GET /openapi.json` with this title and description. */
   openApi?: OpenApiInfo;
 }
 
 /**
  * What every app has: its validated config (injectable by its class and as `AppConfig`), logging, the error
- * envelope, validation, health and metrics, and an outgoing HTTP client.
+ * envelope, validation, health and metrics, an outgoing HTTP client, and the nonce store of signed calls.
  */
 @Global()
 @Module({})
 export class PlatformModule {
   static forRoot<C extends AppConfig>(options: PlatformOptions<C>): DynamicModule {
     const configClass = options.config.constructor as Type<C>;
-    const httpLogger = createHttpLogger({
-      appName: options.appName,
-      level: options.config.LOG_LEVEL,
-      secrets: secretValuesOf(options.config),
-      destination: options.logDestination,
-    });
     return {
       module: PlatformModule,
-      imports: [
-        // createApp mounts the HTTP logger ahead of everything; this binds the same pino instance to Nest's Logger.
-        LoggerModule.forRoot({ useExisting: true, pinoHttp: { logger: httpLogger.logger } }),
-        TerminusModule.forRoot({ logger: false }),
-        ...options.imports,
-      ],
+      imports: [TerminusModule.forRoot({ logger: false }), ...options.imports],
       controllers: [HealthController, MetricsController, ...(options.openApi ? [OpenApiController] : [])],
       providers: [
         { provide: APP_NAME, useValue: options.appName },
-        { provide: HTTP_LOGGER, useValue: httpLogger },
+        { provide: APP_LOGGER, useValue: options.logger },
         { provide: configClass, useValue: options.config },
         ...(configClass === AppConfig ? [] : [{ provide: AppConfig, useValue: options.config }]),
         { provide: Registry, useFactory: () => createMetricsRegistry(options.appName) },
         { provide: READINESS_CHECKS, useFactory: (...checks: ReadinessCheck[]) => checks, inject: options.readiness },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        {
+          // In Redis when the app has it (every replica sees every nonce), else in process.
+          provide: INTERNAL_NONCES,
+          useFactory: (redis?: Redis): NonceStore =>
+            redis ? new RedisNonceStore(redis, `nonce:${options.appName}:`) : new MemoryNonceStore(),
+          inject: [{ token: Redis, optional: true }],
+        },
         HttpMetrics,
         HttpClient,
         ...(options.openApi ? [{ provide: OPENAPI_INFO, useValue: options.openApi }, OpenApiPublisher] : []),
       ],
-      exports: [APP_NAME, HTTP_LOGGER, configClass, AppConfig, Registry, HttpMetrics, HttpClient],
+      exports: [APP_NAME, APP_LOGGER, configClass, AppConfig, Registry, HttpMetrics, HttpClient],
     };
   }
 }

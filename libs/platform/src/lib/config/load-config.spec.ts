@@ -1,4 +1,4 @@
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsOptional, IsString, IsUrl, Matches } from 'class-validator';
 import { AppConfig, StatefulServiceConfig } from './app-config';
 import { ConfigError, describeConfig, loadConfig, secretValuesOf } from './load-config';
 import { Required, Secret } from './setting-decorators';
@@ -19,6 +19,23 @@ class ExampleConfig extends StatefulServiceConfig {
   @IsString()
   @Secret()
   SMTP_PASSWORD?: string;
+}
+
+class RpcConfig extends AppConfig {
+  @IsOptional()
+  @IsUrl({ protocols: ['https'], require_tld: false })
+  CONTRACT_RPC_URL?: string;
+
+  @IsOptional()
+  @IsUrl({ protocols: ['https'], require_tld: false })
+  FALLBACK_RPC_URL?: string;
+
+  @IsOptional()
+  @IsUrl(
+    { protocols: ['http', 'https'], require_tld: false },
+    { each: true, message: '$property must be http(s) URLs' },
+  )
+  MIRROR_RPC_URLS: string[] = [];
 }
 
 const mnemonic = 'illness spike retreat truth genius clock brain pass fit cave bargain toe';
@@ -82,14 +99,45 @@ describe('loadConfig', () => {
     expect(badUrl).not.toContain('hunter22');
   });
 
-  it('describes the config with secrets hidden and URL passwords masked', () => {
+  it('describes the config with secrets hidden and URL credentials masked', () => {
     const config = load({ SMTP_PASSWORD: 'smtp-pass-123', DATABASE_URL: 'postgres://app:s3cret-pw@db:5432/rp' });
     const described = describeConfig(config);
     expect(described['LEDGER_MNEMONIC']).toBe('[SECRET]');
     expect(described['SMTP_PASSWORD']).toBe('[SECRET]');
-    expect(described['DATABASE_URL']).toBe('postgres://app:***@db:5432/rp');
+    expect(described['DATABASE_URL']).toBe('postgres://***@db:5432/rp');
     expect(JSON.stringify(described)).not.toContain('s3cret-pw');
     expect(secretValuesOf(config).sort()).toEqual([mnemonic, 'smtp-pass-123'].sort());
+  });
+
+  it('masks the userinfo and the query values of every URL setting, lists included', () => {
+    const config = loadConfig(RpcConfig, {
+      CONTRACT_RPC_URL: 'https://rpc.example.com/soroban?apikey=QUERY-KEY-1&network=pubnet#frag-KEY',
+      FALLBACK_RPC_URL: 'https://USERINFO-KEY-2@rpc.example.net/v1',
+      MIRROR_RPC_URLS: 'https://a.example/rpc?BARE-KEY-3, https://user:PASS-4@b.example:8443/rpc?x=1&&token=TOKEN-5',
+    });
+    const described = describeConfig(config);
+    expect(described).toMatchObject({
+      CONTRACT_RPC_URL: 'https://rpc.example.com/soroban?apikey=***&network=***#***',
+      FALLBACK_RPC_URL: 'https://***@rpc.example.net/v1',
+      MIRROR_RPC_URLS: ['https://a.example/rpc?***', 'https://***@b.example:8443/rpc?x=***&&token=***'],
+    });
+    const text = JSON.stringify(described);
+    for (const secret of ['QUERY-KEY-1', 'frag-KEY', 'USERINFO-KEY-2', 'BARE-KEY-3', 'PASS-4', 'TOKEN-5']) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('masks URL credentials in the line that refuses a malformed setting', () => {
+    let message = '';
+    try {
+      loadConfig(RpcConfig, { MIRROR_RPC_URLS: 'https://ok.example/rpc?key=KEY-6, ftp://user:PASS-7@nope?key=KEY-8' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(
+      'invalid configuration: MIRROR_RPC_URLS must be http(s) URLs ' +
+        '(got "https://ok.example/rpc?key=***, ftp://***@nope?key=***")',
+    );
   });
 
   it('composes a database URL from its parts', () => {
@@ -102,6 +150,28 @@ describe('loadConfig', () => {
       DATABASE_NAME: 'risk',
     });
     expect(config.databaseUrl()).toBe('postgres://rp:p%40ss@db:5433/risk');
+  });
+
+  it('takes the embedded SQLite database by URL or by driver, and refuses the former pglite scheme', () => {
+    expect(load({ DATABASE_URL: 'sqlite://memory' }).databaseUrl()).toBe('sqlite://memory');
+    expect(load({ DATABASE_URL: 'sqlite:///var/lib/rp/agent.sqlite' }).databaseUrl()).toBe(
+      'sqlite:///var/lib/rp/agent.sqlite',
+    );
+    expect(load({ DATABASE_DRIVER: 'sqlite' }).databaseUrl()).toBeUndefined();
+    expect(load({ DATABASE_DRIVER: 'sqlite', DATABASE_NAME: 'agent-2' }).databaseUrl()).toBe(
+      'sqlite://.data/agent-2.sqlite',
+    );
+    expect(problemOf({ DATABASE_URL: 'pglite://memory' })).toBe(
+      'invalid configuration: DATABASE_URL must start with mongodb://, mongodb+srv://, postgres://, ' +
+        'postgresql:// or sqlite:// (got "pglite://memory")',
+    );
+    expect(problemOf({ DATABASE_DRIVER: 'pglite' })).toBe(
+      'invalid configuration: DATABASE_DRIVER must be one of mongodb, postgres, sqlite (got "pglite")',
+    );
+    expect(problemOf({ DATABASE_DRIVER: 'sqlite', DATABASE_HOST: 'db' })).toBe(
+      'invalid configuration: DATABASE_DRIVER sqlite is a local file: DATABASE_HOST, DATABASE_PORT, ' +
+        'DATABASE_USER, DATABASE_PASSWORD must be unset (got "sqlite")',
+    );
   });
 
   it('reads Redis from a URL or from host and port', () => {

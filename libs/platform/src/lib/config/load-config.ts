@@ -38,16 +38,48 @@ export function loadConfig<T extends object>(configClass: ConfigClass<T>, env: N
   return config;
 }
 
-/** The config as it may be printed: secrets replaced, passwords inside URLs masked. */
+/**
+ * The config as it may be printed: secrets replaced; in every URL (a setting or an item of a list setting) the
+ * userinfo and the query values masked, since database passwords and RPC providers' API keys travel there.
+ */
 export function describeConfig(config: object): Record<string, unknown> {
   const secrets = secretSettingsOf(config);
   const described: Record<string, unknown> = {};
   for (const name of settingNamesOf(config.constructor as ConfigClass<object>)) {
     const value = (config as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    described[name] = secrets.has(name) ? '[SECRET]' : maskUrlPassword(value);
+    described[name] = secrets.has(name) ? '[SECRET]' : maskUrls(value);
   }
   return described;
+}
+
+/** `scheme://userinfo@host/path?query#fragment`, the parts taken apart without normalising anything. */
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/is;
+
+/**
+ * A URL with its userinfo replaced by `***` and each query value by `***` (a parameter without a value, such as
+ * `?<key>`, entirely); the fragment, if any, too. Anything that is not a URL is returned as it is.
+ */
+export function maskUrl(value: string): string {
+  const parts = URL_PARTS.exec(value);
+  if (!parts) return value;
+  const [, scheme, authority, path, query, fragment] = parts;
+  const at = authority.lastIndexOf('@');
+  const host = at >= 0 ? `***@${authority.slice(at + 1)}` : authority;
+  const params = query
+    ? `?${query
+        .slice(1)
+        .split('&')
+        .map((param) => (param === '' ? param : param.includes('=') ? `${param.split('=')[0]}=***` : '***'))
+        .join('&')}`
+    : '';
+  return `${scheme}${host}${path}${params}${fragment ? '#***' : ''}`;
+}
+
+function maskUrls(value: unknown): unknown {
+  if (typeof value === 'string') return maskUrl(value);
+  if (Array.isArray(value)) return value.map((item: unknown) => (typeof item === 'string' ? maskUrl(item) : item));
+  return value;
 }
 
 /** Every secret value currently set, so the log scrubber can remove it wherever it appears. */
@@ -87,11 +119,17 @@ function convert(value: string, type: unknown): unknown {
 function describeProblem(error: ValidationError, rawValue: string | undefined, secret: boolean): string {
   const rule = Object.values(error.constraints ?? {})[0] ?? `${error.property} is invalid`;
   if (rawValue === undefined) return rule;
-  const shown = secret ? 'value hidden' : `got ${JSON.stringify(maskUrlPassword(rawValue))}`;
+  const shown = secret ? 'value hidden' : `got ${JSON.stringify(maskCommaSeparatedUrls(rawValue))}`;
   return `${rule} (${shown})`;
 }
 
-function maskUrlPassword(value: unknown): unknown {
-  if (typeof value !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return value;
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)[^/@\s]*@/i, '$1***@');
+/** A raw setting, which may be a comma-separated list of URLs, with each URL masked. */
+function maskCommaSeparatedUrls(raw: string): string {
+  return raw
+    .split(',')
+    .map((item) => {
+      const trimmed = item.trim();
+      return item.replace(trimmed, maskUrl(trimmed));
+    })
+    .join(',');
 }

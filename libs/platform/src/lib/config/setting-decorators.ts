@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { applyDecorators } from '@nestjs/common';
-import { IsDefined, IsInt, IsUrl, Max, Min, ValidationOptions } from 'class-validator';
+import { IsDefined, IsInt, IsUrl, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 
 const SECRET_SETTINGS = Symbol('rp:secret-settings');
 
@@ -19,6 +19,21 @@ export function secretSettingsOf(config: object): ReadonlySet<string> {
 /** A setting that has no default and must be given. */
 export function Required(options?: ValidationOptions): PropertyDecorator {
   return IsDefined({ message: '$property is required', ...options });
+}
+
+/**
+ * A setting that may be left unset in development and tests but must be given with `NODE_ENV=production`. Unlike
+ * `Required()` it does not make the setting required everywhere (the settings listing shows no "required").
+ */
+export function RequiredInProduction(): PropertyDecorator {
+  return ValidateBy({
+    name: 'requiredInProduction',
+    validator: {
+      validate: (value, args) =>
+        value !== undefined || (args?.object as { NODE_ENV?: string }).NODE_ENV !== 'production',
+      defaultMessage: () => '$property is required when NODE_ENV is production',
+    },
+  });
 }
 
 export function IsPortNumber(): PropertyDecorator {

@@ -23,29 +23,34 @@ describe('renderError', () => {
     });
   });
 
-  it('maps body-parser failures to 400 and 413', () => {
-    const malformed = renderError(
-      Object.assign(new SyntaxError('Unexpected token'), { type: 'entity.parse.failed' }),
-      'r',
-    );
+  it('maps failures to read the body to 400, 413 and 415', () => {
+    const malformed = renderError(Object.assign(new Error('Unexpected token'), { code: 'RP_MALFORMED_JSON' }), 'r');
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('MALFORMED_JSON');
-    const large = renderError(Object.assign(new Error('too large'), { type: 'entity.too.large', limit: 1024 }), 'r');
+    const large = renderError(
+      Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413, limit: 1024 }),
+      'r',
+    );
     expect(large.status).toBe(413);
     expect(large.body).toMatchObject({
       code: 'PAYLOAD_TOO_LARGE',
       error: 'Request body is larger than the limit of 1024 bytes',
     });
+    const media = renderError(
+      Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }),
+      'r',
+    );
+    expect(media).toMatchObject({ status: 415, body: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
   });
 
-  it('keeps the status of errors meant for the client, like a body that fails to decompress', () => {
-    const inflate = Object.assign(new Error('incorrect header check'), { status: 400, expose: true });
+  it('keeps the 4xx of errors raised while reading, like a body that fails to decompress', () => {
+    const inflate = Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR', statusCode: 400 });
     expect(renderError(inflate, 'r')).toMatchObject({
       status: 400,
       unexpected: false,
       body: { code: 'BAD_REQUEST', error: 'Request could not be read: incorrect header check' },
     });
-    const internal = Object.assign(new Error('db down'), { status: 500, expose: false });
+    const internal = Object.assign(new Error('db down'), { statusCode: 500 });
     expect(renderError(internal, 'r').status).toBe(500);
   });
 

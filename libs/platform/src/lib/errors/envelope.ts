@@ -10,67 +10,58 @@ export interface RenderedError {
   unexpected: boolean;
 }
 
-/** Errors raised by body-parser before any route runs, identified by their `type`. */
-const BODY_PARSER_ERRORS: Record<string, { status: number; code: string; message: (limit?: number) => string }> = {
-  'entity.parse.failed': {
-    status: 400,
-    code: ErrorCode.MALFORMED_JSON,
-    message: () => 'Request body is not valid JSON',
-  },
-  'entity.too.large': {
+/**
+ * Errors raised while a request is read, before any route runs: Fastify's own (identified by `code`), ours from the
+ * body readers (`MalformedJsonError`, `UnsupportedEncodingError`), and stream failures Fastify marks as 4xx (a body
+ * that fails to decompress). Each becomes a 4xx with a plain message; none is ever a 500.
+ */
+const REQUEST_READ_ERRORS: Record<string, { status: number; code: string; message: (error: ReadError) => string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413,
     code: ErrorCode.PAYLOAD_TOO_LARGE,
-    message: (limit) => `Request body is larger than the limit${limit ? ` of ${limit} bytes` : ''}`,
+    message: (error) => `Request body is larger than the limit${error.limit ? ` of ${error.limit} bytes` : ''}`,
   },
-  'entity.verify.failed': { status: 400, code: ErrorCode.BAD_REQUEST, message: () => 'Request body was rejected' },
-  'encoding.unsupported': {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
     code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    message: () => 'Content-Encoding is not supported',
+    message: () => 'Content-Type is not supported: send application/json',
   },
-  'charset.unsupported': {
-    status: 415,
-    code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    message: () => 'Request charset is not supported',
-  },
-  'request.aborted': { status: 400, code: ErrorCode.BAD_REQUEST, message: () => 'Request was aborted by the client' },
-  'request.size.invalid': {
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400,
     code: ErrorCode.BAD_REQUEST,
     message: () => 'Request body size does not match Content-Length',
   },
+  RP_MALFORMED_JSON: { status: 400, code: ErrorCode.MALFORMED_JSON, message: (error) => error.message },
+  RP_UNSUPPORTED_ENCODING: { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message: (error) => error.message },
 };
 
-interface BodyParserError {
-  type: string;
+interface ReadError {
+  code: string;
+  message: string;
+  statusCode?: number;
+  /** The body limit in bytes, when the platform knows it (set on 413s). */
   limit?: number;
 }
 
-/** An http-errors error meant for the client (`expose`): body-parser wraps stream failures (bad gzip) this way. */
-interface ExposedHttpError {
-  status: number;
-  expose: true;
-  message: string;
-}
-
-function isExposedHttpError(error: unknown): error is ExposedHttpError {
-  const candidate = error as Partial<ExposedHttpError> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    candidate.expose === true &&
-    typeof candidate.status === 'number' &&
-    candidate.status >= 400 &&
-    candidate.status < 500
-  );
-}
-
-function isBodyParserError(error: unknown): error is BodyParserError {
+function isReadError(error: unknown): error is ReadError {
   return (
     typeof error === 'object' &&
     error !== null &&
-    typeof (error as BodyParserError).type === 'string' &&
-    (error as BodyParserError).type in BODY_PARSER_ERRORS
+    typeof (error as ReadError).code === 'string' &&
+    (error as ReadError).code in REQUEST_READ_ERRORS
+  );
+}
+
+/** A 4xx raised by the HTTP framework or a body stream (Fastify sets `statusCode` on them): meant for the client. */
+function isClientReadError(error: unknown): error is ReadError & { statusCode: number } {
+  const candidate = error as Partial<ReadError> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    !(candidate instanceof HttpException) &&
+    typeof candidate.statusCode === 'number' &&
+    candidate.statusCode >= 400 &&
+    candidate.statusCode < 500
   );
 }
 
@@ -92,19 +83,23 @@ function classify(error: unknown): RenderedError {
       unexpected: false,
     };
   }
-  if (isBodyParserError(error)) {
-    const known = BODY_PARSER_ERRORS[error.type];
+  if (isReadError(error)) {
+    const known = REQUEST_READ_ERRORS[error.code];
     return {
       status: known.status,
-      body: envelope(known.status, known.code, known.message(error.limit)),
+      body: envelope(known.status, known.code, known.message(error)),
       headers: {},
       unexpected: false,
     };
   }
-  if (isExposedHttpError(error)) {
+  if (isClientReadError(error)) {
     return {
-      status: error.status,
-      body: envelope(error.status, errorCodeForStatus(error.status), `Request could not be read: ${error.message}`),
+      status: error.statusCode,
+      body: envelope(
+        error.statusCode,
+        errorCodeForStatus(error.statusCode),
+        `Request could not be read: ${error.message}`,
+      ),
       headers: {},
       unexpected: false,
     };

@@ -1,24 +1,24 @@
 import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
 import { CallerIdentity, SubscriptionErrorCode } from '@rp/contracts';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 
 const CALLER = Symbol('rp:caller-identity');
 
-type RequestWithCaller = Request & { [CALLER]?: CallerIdentity };
+type RequestWithCaller = FastifyRequest & { [CALLER]?: CallerIdentity };
 
 /** Set by the internal-auth middleware once the gateway's identity header has been accepted. */
-export function attachCallerIdentity(req: Request, identity: CallerIdentity): void {
+export function attachCallerIdentity(req: FastifyRequest, identity: CallerIdentity): void {
   (req as RequestWithCaller)[CALLER] = identity;
 }
 
 /** The API key's owner the gateway vouched for, or `undefined` (public and admin routes, direct calls). */
-export function callerIdentity(req: Request): CallerIdentity | undefined {
+export function callerIdentity(req: FastifyRequest): CallerIdentity | undefined {
   return (req as RequestWithCaller)[CALLER];
 }
 
 /** The caller, or a 401 `API_KEY_REQUIRED` when the request carries no identity. */
-export function requireCaller(req: Request): CallerIdentity {
+export function requireCaller(req: FastifyRequest): CallerIdentity {
   const identity = callerIdentity(req);
   if (!identity) {
     throw new ApiError(401, SubscriptionErrorCode.API_KEY_REQUIRED, 'An API key is required', {
@@ -39,7 +39,7 @@ export interface CallerOptions {
  */
 export const Caller = createParamDecorator(
   (options: CallerOptions | undefined, context: ExecutionContext): CallerIdentity | undefined => {
-    const req = context.switchToHttp().getRequest<Request>();
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
     return options?.optional ? callerIdentity(req) : requireCaller(req);
   },
 );
@@ -48,7 +48,7 @@ export const Caller = createParamDecorator(
 @Injectable()
 export class CallerRequired implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    requireCaller(context.switchToHttp().getRequest<Request>());
+    requireCaller(context.switchToHttp().getRequest<FastifyRequest>());
     return true;
   }
 }

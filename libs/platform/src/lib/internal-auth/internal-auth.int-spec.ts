@@ -1,16 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import { Controller, DynamicModule, Get, Module, UseGuards } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { gzipSync } from 'node:zlib';
+import { Body, Controller, DynamicModule, Get, Module, Post, UseGuards } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CallerIdentity } from '@rp/contracts';
+import { IsString } from 'class-validator';
+import Redis from 'ioredis';
 import request from 'supertest';
-import { ServiceConfig } from '../config/app-config';
-import { loadConfig } from '../config/load-config';
+import { InternalAuthConfig, ServiceConfig } from '../config/app-config';
+import { ConfigError, loadConfig } from '../config/load-config';
 import { AppDefinition } from '../bootstrap/app-definition';
-import { createApp } from '../bootstrap/bootstrap';
+import { createApp, initApp } from '../bootstrap/create-app';
+import { RedisModule } from '../redis/redis.module';
 import { Caller, CallerRequired } from './caller';
-import { INTERNAL_IDENTITY_HEADER, encodeCallerIdentity, signInternalRequest } from './internal-signature';
+import {
+  INTERNAL_IDENTITY_HEADER,
+  INTERNAL_TIMESTAMP_HEADER,
+  encodeCallerIdentity,
+  signInternalRequest,
+} from './internal-signature';
 
 const TOKEN = 'internal-token-for-tests-0123';
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const IDENTITY: CallerIdentity = {
   keyId: 'key-42',
   tier: 'partner',
@@ -19,6 +30,11 @@ const IDENTITY: CallerIdentity = {
   expiresAt: '2030-01-01T00:00:00.000Z',
   email: null,
 };
+
+class Note {
+  @IsString()
+  text!: string;
+}
 
 @Controller('api/v1/accounts')
 class AccountsController {
@@ -37,46 +53,82 @@ class AccountsController {
   guarded() {
     return { guarded: true };
   }
+
+  @Post('notes')
+  note(@Caller() caller: CallerIdentity, @Body() note: Note) {
+    return { keyId: caller.keyId, note };
+  }
 }
 
 @Module({ controllers: [AccountsController] })
 class AccountsModule {}
 
-function definition(internalAuth?: false): AppDefinition<ServiceConfig> {
+/** Resolves once the app's shared Redis client is connected. */
+async function redisReady(app: NestFastifyApplication): Promise<void> {
+  const redis = app.get(Redis);
+  if (redis.status === 'ready') return;
+  await new Promise((resolve) => redis.once('ready', resolve));
+}
+
+function definition(options: { internalAuth?: false; redis?: boolean } = {}): AppDefinition<ServiceConfig> {
   return {
     name: 'accounts',
     config: ServiceConfig,
-    modules: () => [{ module: AccountsModule } as DynamicModule],
+    modules: (config) => [
+      ...(options.redis ? [RedisModule.forRoot(config.redis(), 'accounts')] : []),
+      { module: AccountsModule } as DynamicModule,
+    ],
     readiness: () => [],
-    internalAuth,
+    internalAuth: options.internalAuth,
   };
 }
 
-async function start(env: Record<string, string>, internalAuth?: false) {
+async function start(env: Record<string, string>, options: { internalAuth?: false; redis?: boolean } = {}) {
   const lines: string[] = [];
   const logs = new PassThrough();
   logs.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
-  const app = await createApp(definition(internalAuth), loadConfig(ServiceConfig, env), { logDestination: logs });
-  await app.init();
+  const app = await createApp(definition(options), loadConfig(ServiceConfig, { REDIS_URL, ...env }), {
+    logDestination: logs,
+  });
+  await initApp(app);
   return { app, lines };
 }
 
-function signedHeaders(method: string, path: string, requestId: string, identity?: CallerIdentity, token = TOKEN) {
-  return { ...signInternalRequest({ token, method, path, requestId, identity }), 'x-request-id': requestId };
+interface Signing {
+  identity?: CallerIdentity;
+  body?: string | Buffer;
+  token?: string;
+  now?: number;
+  requestId?: string;
 }
 
+function signedHeaders(method: string, path: string, signing: Signing = {}) {
+  const requestId = signing.requestId ?? randomUUID();
+  const { identity, body, token = TOKEN, now } = signing;
+  return { ...signInternalRequest({ token, method, path, requestId, identity, body, now }), 'x-request-id': requestId };
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
 describe('a service with INTERNAL_TOKEN set', () => {
-  let app: NestExpressApplication;
+  let app: NestFastifyApplication;
   let lines: string[];
   const server = () => app.getHttpServer();
 
   beforeAll(async () => {
     ({ app, lines } = await start({ INTERNAL_TOKEN: TOKEN }));
+    await app.listen(0, '127.0.0.1');
   });
 
   afterAll(async () => {
     await app.close();
   });
+
+  const postNote = (headers: Record<string, string>, body: string | Buffer, extra: Record<string, string> = {}) =>
+    request(server())
+      .post('/api/v1/accounts/notes')
+      .set({ ...JSON_TYPE, ...extra, ...headers })
+      .send(body);
 
   it('refuses an unsigned call with a 403 envelope', async () => {
     const response = await request(server()).get('/api/v1/accounts/me').set('x-request-id', 'direct-1');
@@ -97,48 +149,128 @@ describe('a service with INTERNAL_TOKEN set', () => {
     expect(forged.status).toBe(403);
     const wrongToken = await request(server())
       .get('/api/v1/accounts/me')
-      .set(signedHeaders('GET', '/api/v1/accounts/me', 'wrong-1', IDENTITY, 'some-other-token-0123456'));
+      .set(signedHeaders('GET', '/api/v1/accounts/me', { identity: IDENTITY, token: 'some-other-token-0123456' }));
     expect(wrongToken.status).toBe(403);
   });
 
   it('passes a signed call and hands the signed identity to the handler', async () => {
     const response = await request(server())
       .get('/api/v1/accounts/me?view=full')
-      .set(signedHeaders('GET', '/api/v1/accounts/me?view=full', 'signed-1', IDENTITY));
+      .set(signedHeaders('GET', '/api/v1/accounts/me?view=full', { identity: IDENTITY }));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ caller: IDENTITY });
+  });
+
+  it('passes a signed call with a body, and reads the body', async () => {
+    const body = JSON.stringify({ text: 'hello' });
+    const response = await postNote(
+      signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body }),
+      body,
+    );
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({ keyId: 'key-42', note: { text: 'hello' } });
+  });
+
+  it('refuses a replayed request: the same headers and the same body a second time', async () => {
+    const body = JSON.stringify({ text: 'pay once' });
+    const headers = signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body });
+    expect((await postNote(headers, body)).status).toBe(201);
+    const replay = await postNote(headers, body);
+    expect(replay.status).toBe(403);
+    expect(replay.body.code).toBe('INTERNAL_AUTH_REQUIRED');
+  });
+
+  it('refuses the same headers with another body, whether or not the original came first', async () => {
+    const body = JSON.stringify({ text: 'original' });
+    const tampered = JSON.stringify({ text: 'tampered' });
+    // Captured before the original arrived: the nonce is new, but the body is not the one that was signed.
+    const first = signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body });
+    const raced = await postNote(first, tampered);
+    expect(raced.status).toBe(403);
+    expect(raced.body.code).toBe('INTERNAL_AUTH_REQUIRED');
+    // Captured after: the nonce is spent.
+    const second = signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body });
+    expect((await postNote(second, body)).status).toBe(201);
+    expect((await postNote(second, tampered)).status).toBe(403);
+  });
+
+  it('refuses a tampered identity', async () => {
+    const headers = signedHeaders('GET', '/api/v1/accounts/me', { identity: IDENTITY });
+    const response = await request(server())
+      .get('/api/v1/accounts/me')
+      .set({ ...headers, [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity({ ...IDENTITY, keyId: 'someone-else' }) });
+    expect(response.status).toBe(403);
+  });
+
+  it('refuses an expired timestamp, and a timestamp moved back into the window', async () => {
+    const old = Date.now() - 61_000;
+    const expired = signedHeaders('GET', '/api/v1/accounts/me', { identity: IDENTITY, now: old });
+    expect((await request(server()).get('/api/v1/accounts/me').set(expired)).status).toBe(403);
+    const moved = { ...expired, [INTERNAL_TIMESTAMP_HEADER]: String(Math.floor(Date.now() / 1000)) };
+    expect((await request(server()).get('/api/v1/accounts/me').set(moved)).status).toBe(403);
+  });
+
+  it('hashes the bytes as they arrived: a gzip body signed over its compressed bytes passes', async () => {
+    // fetch() sends the bytes as given (supertest would serialise a Buffer sent as JSON).
+    const url = `${await app.getUrl()}/api/v1/accounts/notes`;
+    const compressed = gzipSync(JSON.stringify({ text: 'squeezed' }));
+    const send = (signedOver: string | Buffer) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          ...JSON_TYPE,
+          'content-encoding': 'gzip',
+          ...signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body: signedOver }),
+        },
+        body: compressed,
+      });
+    const ok = await send(compressed);
+    expect(ok.status).toBe(201);
+    expect(((await ok.json()) as { note: unknown }).note).toEqual({ text: 'squeezed' });
+    // Signed over the decompressed text instead: not the bytes that travelled.
+    expect((await send(JSON.stringify({ text: 'squeezed' }))).status).toBe(403);
+  });
+
+  it('refuses a call signed with a body when no body arrives', async () => {
+    const headers = signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body: '{"text":"x"}' });
+    const response = await request(server()).post('/api/v1/accounts/notes').set(headers);
+    expect(response.status).toBe(403);
   });
 
   it('refuses a signature made for another path', async () => {
     const response = await request(server())
       .get('/api/v1/accounts/me?view=other')
-      .set(signedHeaders('GET', '/api/v1/accounts/me?view=full', 'signed-2', IDENTITY));
+      .set(signedHeaders('GET', '/api/v1/accounts/me?view=full', { identity: IDENTITY }));
     expect(response.status).toBe(403);
   });
 
   it('answers 401 API_KEY_REQUIRED when a route needs a caller and the signed call has none', async () => {
     const viaParam = await request(server())
       .get('/api/v1/accounts/me')
-      .set(signedHeaders('GET', '/api/v1/accounts/me', 'anon-1'));
+      .set(signedHeaders('GET', '/api/v1/accounts/me', { requestId: 'anon-1' }));
     expect(viaParam.status).toBe(401);
     expect(viaParam.headers['www-authenticate']).toBe('Bearer');
     expect(viaParam.body).toMatchObject({ status: 401, code: 'API_KEY_REQUIRED', requestId: 'anon-1' });
     const viaGuard = await request(server())
       .get('/api/v1/accounts/guarded')
-      .set(signedHeaders('GET', '/api/v1/accounts/guarded', 'anon-2'));
+      .set(signedHeaders('GET', '/api/v1/accounts/guarded'));
     expect(viaGuard.status).toBe(401);
     expect(viaGuard.body.code).toBe('API_KEY_REQUIRED');
     const optional = await request(server())
       .get('/api/v1/accounts/maybe')
-      .set(signedHeaders('GET', '/api/v1/accounts/maybe', 'anon-3'));
+      .set(signedHeaders('GET', '/api/v1/accounts/maybe'));
     expect(optional.body).toEqual({ caller: null });
   });
 
-  it('answers health probes and metrics unsigned', async () => {
+  it('answers health probes and metrics unsigned, and counts refusals by reason', async () => {
     expect((await request(server()).get('/health/live')).status).toBe(200);
     expect((await request(server()).get('/health')).status).toBe(200);
     expect((await request(server()).get('/health/ready')).status).toBe(200);
-    expect((await request(server()).get('/metrics')).status).toBe(200);
+    const metrics = await request(server()).get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/internal_auth_refused_total\{reason="replayed",app="accounts"\} [1-9]/);
+    expect(metrics.text).toMatch(/internal_auth_refused_total\{reason="body-mismatch",app="accounts"\} [1-9]/);
+    expect(metrics.text).toMatch(/internal_auth_refused_total\{reason="unsigned",app="accounts"\} [1-9]/);
   });
 
   it('never logs the token', () => {
@@ -146,9 +278,33 @@ describe('a service with INTERNAL_TOKEN set', () => {
   });
 });
 
+describe('two replicas of a service sharing Redis', () => {
+  it('refuse at one replica a request the other already served', async () => {
+    const a = await start({ INTERNAL_TOKEN: TOKEN }, { redis: true });
+    const b = await start({ INTERNAL_TOKEN: TOKEN }, { redis: true });
+    try {
+      // Until its connection is up a replica checks nonces alone; the point here is the shared store.
+      await Promise.all([a, b].map(({ app }) => redisReady(app)));
+      const body = JSON.stringify({ text: 'once across replicas' });
+      const headers = signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body });
+      const send = (app: NestFastifyApplication) =>
+        request(app.getHttpServer())
+          .post('/api/v1/accounts/notes')
+          .set({ ...JSON_TYPE, ...headers })
+          .send(body);
+      expect((await send(a.app)).status).toBe(201);
+      expect((await send(b.app)).status).toBe(403);
+      expect((await send(a.app)).status).toBe(403);
+    } finally {
+      await a.app.close();
+      await b.app.close();
+    }
+  });
+});
+
 describe('a service without INTERNAL_TOKEN (development)', () => {
-  it('takes an unsigned identity header as it comes and warns at boot only in production', async () => {
-    const { app, lines } = await start({ NODE_ENV: 'production' });
+  it('takes an unsigned identity header as it comes', async () => {
+    const { app } = await start({});
     try {
       const response = await request(app.getHttpServer())
         .get('/api/v1/accounts/me')
@@ -156,19 +312,15 @@ describe('a service without INTERNAL_TOKEN (development)', () => {
       expect(response.body).toEqual({ caller: IDENTITY });
       const missing = await request(app.getHttpServer()).get('/api/v1/accounts/me');
       expect(missing.status).toBe(401);
-      expect(lines.filter((line) => line.includes('INTERNAL_TOKEN is not set'))).toHaveLength(1);
     } finally {
       await app.close();
     }
-    const development = await start({});
-    await development.app.close();
-    expect(development.lines.some((line) => line.includes('INTERNAL_TOKEN is not set'))).toBe(false);
   });
 });
 
 describe('the signer (internalAuth: false)', () => {
   it('does not check signatures even with INTERNAL_TOKEN set, and trusts no identity header', async () => {
-    const { app } = await start({ INTERNAL_TOKEN: TOKEN }, false);
+    const { app } = await start({ INTERNAL_TOKEN: TOKEN }, { internalAuth: false });
     try {
       const response = await request(app.getHttpServer())
         .get('/api/v1/accounts/maybe')
@@ -187,5 +339,19 @@ describe('INTERNAL_TOKEN', () => {
       'invalid configuration: INTERNAL_TOKEN must be at least 16 characters (value hidden)',
     );
     expect(loadConfig(ServiceConfig, {}).INTERNAL_TOKEN).toBeUndefined();
+  });
+
+  it('is required with NODE_ENV=production, with one line naming it', () => {
+    let error: unknown;
+    try {
+      loadConfig(InternalAuthConfig, { NODE_ENV: 'production' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(
+      'invalid configuration: INTERNAL_TOKEN is required when NODE_ENV is production',
+    );
+    expect(loadConfig(ServiceConfig, { NODE_ENV: 'production', INTERNAL_TOKEN: TOKEN }).INTERNAL_TOKEN).toBe(TOKEN);
   });
 });

@@ -1,9 +1,14 @@
 import { CallerIdentity } from '@rp/contracts';
+import { createHash, createHmac } from 'node:crypto';
 import {
+  EMPTY_BODY_SHA256,
+  INTERNAL_BODY_HASH_HEADER,
   INTERNAL_HEADERS,
   INTERNAL_IDENTITY_HEADER,
+  INTERNAL_NONCE_HEADER,
   INTERNAL_SIGNATURE_HEADER,
   INTERNAL_TIMESTAMP_HEADER,
+  bodySha256,
   encodeCallerIdentity,
   signInternalRequest,
   verifyInternalRequest,
@@ -20,6 +25,8 @@ const IDENTITY: CallerIdentity = {
   email: 'a@b.co',
 };
 
+const BODY = '{"action":"REPAY"}';
+
 function signed(overrides: { identity?: CallerIdentity } = { identity: IDENTITY }) {
   const headers = signInternalRequest({
     token: TOKEN,
@@ -27,6 +34,7 @@ function signed(overrides: { identity?: CallerIdentity } = { identity: IDENTITY 
     path: '/api/v1/txb/build?dry=1',
     requestId: 'req-1',
     identity: overrides.identity,
+    body: BODY,
     now: NOW,
   });
   return {
@@ -37,22 +45,65 @@ function signed(overrides: { identity?: CallerIdentity } = { identity: IDENTITY 
 }
 
 describe('internal request signatures', () => {
-  it('produces the three internal headers, a v1 hex HMAC, and Unix seconds', () => {
+  it('produces the internal headers: Unix seconds, a fresh nonce, the body hash and a v2 hex HMAC', () => {
     const { headers } = signed();
     expect(Object.keys(headers).sort()).toEqual([...INTERNAL_HEADERS, 'x-request-id'].sort());
     expect(headers[INTERNAL_TIMESTAMP_HEADER]).toBe(String(NOW / 1000));
-    expect(headers[INTERNAL_SIGNATURE_HEADER]).toMatch(/^v1=[0-9a-f]{64}$/);
+    expect(headers[INTERNAL_NONCE_HEADER]).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(signed().headers[INTERNAL_NONCE_HEADER]).not.toBe(headers[INTERNAL_NONCE_HEADER]);
+    expect(headers[INTERNAL_BODY_HASH_HEADER]).toBe(createHash('sha256').update(BODY).digest('hex'));
+    expect(headers[INTERNAL_SIGNATURE_HEADER]).toMatch(/^v2=[0-9a-f]{64}$/);
     expect(headers[INTERNAL_IDENTITY_HEADER]).toBe(encodeCallerIdentity(IDENTITY));
   });
 
-  it('verifies its own signature and returns the identity it carries', () => {
-    expect(verifyInternalRequest(TOKEN, signed(), NOW + 5_000)).toEqual({ ok: true, identity: IDENTITY });
+  it('signs exactly the documented string: v2, timestamp, nonce, method, path, request id, identity, body hash', () => {
+    const { headers } = signed();
+    const canonical = [
+      'v2',
+      String(NOW / 1000),
+      headers[INTERNAL_NONCE_HEADER],
+      'POST',
+      '/api/v1/txb/build?dry=1',
+      'req-1',
+      encodeCallerIdentity(IDENTITY),
+      bodySha256(BODY),
+    ].join('\n');
+    expect(headers[INTERNAL_SIGNATURE_HEADER]).toBe(
+      `v2=${createHmac('sha256', TOKEN).update(canonical).digest('hex')}`,
+    );
+  });
+
+  it('verifies its own signature and returns the identity, nonce, body hash and end of validity', () => {
+    const request = signed();
+    expect(verifyInternalRequest(TOKEN, request, NOW + 5_000)).toEqual({
+      ok: true,
+      identity: IDENTITY,
+      nonce: request.headers[INTERNAL_NONCE_HEADER],
+      bodySha256: bodySha256(BODY),
+      validUntil: NOW + 60_000,
+    });
+  });
+
+  it('checks the body against its signed hash when the verifier holds it', () => {
+    expect(verifyInternalRequest(TOKEN, { ...signed(), body: BODY }, NOW).ok).toBe(true);
+    expect(verifyInternalRequest(TOKEN, { ...signed(), body: Buffer.from(BODY) }, NOW).ok).toBe(true);
+    expect(verifyInternalRequest(TOKEN, { ...signed(), body: '{"action":"UNWIND"}' }, NOW)).toEqual({
+      ok: false,
+      reason: 'body does not match its signed hash',
+    });
+  });
+
+  it('hashes an absent body as an empty one', () => {
+    expect(bodySha256()).toBe(EMPTY_BODY_SHA256);
+    expect(bodySha256('')).toBe(EMPTY_BODY_SHA256);
+    expect(EMPTY_BODY_SHA256).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   });
 
   it('signs a call without identity (the gateway calling for itself)', () => {
     const request = signed({});
     expect(request.headers[INTERNAL_IDENTITY_HEADER]).toBeUndefined();
-    expect(verifyInternalRequest(TOKEN, request, NOW)).toEqual({ ok: true });
+    expect(verifyInternalRequest(TOKEN, request, NOW)).toMatchObject({ ok: true });
+    expect(verifyInternalRequest(TOKEN, request, NOW)).not.toHaveProperty('identity');
   });
 
   it.each([
@@ -65,6 +116,8 @@ describe('internal request signatures', () => {
     ['method', (r: ReturnType<typeof signed>) => (r.method = 'DELETE')],
     ['request id', (r: ReturnType<typeof signed>) => (r.headers['x-request-id'] = 'req-2')],
     ['timestamp', (r: ReturnType<typeof signed>) => (r.headers[INTERNAL_TIMESTAMP_HEADER] = String(NOW / 1000 + 1))],
+    ['nonce', (r: ReturnType<typeof signed>) => (r.headers[INTERNAL_NONCE_HEADER] = 'another-nonce-0123456789')],
+    ['body hash', (r: ReturnType<typeof signed>) => (r.headers[INTERNAL_BODY_HASH_HEADER] = bodySha256('{}'))],
   ])('refuses a request whose %s was changed after signing', (_part, tamper) => {
     const request = signed();
     tamper(request);
@@ -92,6 +145,24 @@ describe('internal request signatures', () => {
       reason: 'timestamp outside the clock window',
     });
     expect(verifyInternalRequest(TOKEN, signed(), NOW - 61_000).ok).toBe(false);
+  });
+
+  it('refuses a v1 signature (no body hash, no nonce)', () => {
+    const request = signed();
+    request.headers[INTERNAL_SIGNATURE_HEADER] = request.headers[INTERNAL_SIGNATURE_HEADER].replace('v2=', 'v1=');
+    expect(verifyInternalRequest(TOKEN, request, NOW)).toEqual({ ok: false, reason: 'unsupported signature version' });
+  });
+
+  it('refuses a missing or malformed nonce or body hash', () => {
+    const noNonce = signed();
+    delete noNonce.headers[INTERNAL_NONCE_HEADER];
+    expect(verifyInternalRequest(TOKEN, noNonce, NOW)).toEqual({ ok: false, reason: 'malformed nonce' });
+    const shortNonce = signed();
+    shortNonce.headers[INTERNAL_NONCE_HEADER] = 'abc';
+    expect(verifyInternalRequest(TOKEN, shortNonce, NOW)).toEqual({ ok: false, reason: 'malformed nonce' });
+    const badHash = signed();
+    badHash.headers[INTERNAL_BODY_HASH_HEADER] = 'not-a-hash';
+    expect(verifyInternalRequest(TOKEN, badHash, NOW)).toEqual({ ok: false, reason: 'malformed body hash' });
   });
 
   it('refuses unsigned calls, malformed timestamps and a truncated signature', () => {

@@ -1,14 +1,18 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type KeyObject, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CallerIdentity, KEY_TIERS } from '@rp/contracts';
 import { REQUEST_ID_HEADER } from '../logging/request-context';
 
 export const INTERNAL_TIMESTAMP_HEADER = 'x-rp-timestamp';
+export const INTERNAL_NONCE_HEADER = 'x-rp-nonce';
+export const INTERNAL_BODY_HASH_HEADER = 'x-rp-content-sha256';
 export const INTERNAL_IDENTITY_HEADER = 'x-rp-identity';
 export const INTERNAL_SIGNATURE_HEADER = 'x-rp-signature';
 
 /** Headers only the gateway may set; it removes any copy a client sends before it adds its own. */
 export const INTERNAL_HEADERS = [
   INTERNAL_TIMESTAMP_HEADER,
+  INTERNAL_NONCE_HEADER,
+  INTERNAL_BODY_HASH_HEADER,
   INTERNAL_IDENTITY_HEADER,
   INTERNAL_SIGNATURE_HEADER,
 ] as const;
@@ -16,7 +20,20 @@ export const INTERNAL_HEADERS = [
 /** How far a signed timestamp may be from the receiver's clock, either way. */
 export const INTERNAL_CLOCK_WINDOW_MS = 60_000;
 
-const SIGNATURE_VERSION = 'v1=';
+/** The version tag of the signature: `v2=` + hex. v1 (no body hash, no nonce) is no longer accepted. */
+const SIGNATURE_VERSION = 'v2';
+const SIGNATURE_PREFIX = `${SIGNATURE_VERSION}=`;
+
+const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** sha256 (hex) of the exact bytes of a body; an absent body hashes as an empty one. */
+export function bodySha256(body?: Uint8Array | string): string {
+  if (body === undefined || body.length === 0) return EMPTY_BODY_SHA256;
+  return createHash('sha256').update(body).digest('hex');
+}
+
+export const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
 
 export interface InternalRequestToSign {
   token: string;
@@ -26,63 +43,126 @@ export interface InternalRequestToSign {
   requestId: string;
   /** Who the gateway vouches for; omitted for the gateway's own calls (key introspection). */
   identity?: CallerIdentity;
+  /** The exact bytes that will be sent as the body (omitted: none), or their `bodySha256()` when already known. */
+  body?: Uint8Array | string | { sha256: string };
   now?: number;
+  /** A fresh random nonce when omitted (tests choose one). */
+  nonce?: string;
 }
 
 export interface InternalRequestToVerify {
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
+  /**
+   * The body bytes, when the caller holds them (tests, stand-ins): their hash is checked too. A service reading a
+   * body as a stream checks it as it arrives (`internalAuthHooks`).
+   */
+  body?: Uint8Array | string;
 }
 
-export type InternalVerification = { ok: true; identity?: CallerIdentity } | { ok: false; reason: string };
+export interface VerifiedInternalRequest {
+  ok: true;
+  identity?: CallerIdentity;
+  /** The one-time nonce: a receiver accepts it once while `validUntil` has not passed. */
+  nonce: string;
+  /** The body hash the gateway signed; the body that arrives must hash to it. */
+  bodySha256: string;
+  /** Epoch ms after which the timestamp is outside the clock window (and a replay would be refused anyway). */
+  validUntil: number;
+}
+
+export type InternalVerification = VerifiedInternalRequest | { ok: false; reason: string };
 
 /**
- * The headers that vouch for a call from the gateway: `x-rp-timestamp` (Unix seconds), `x-rp-identity` (base64url
- * JSON of the caller, when there is one) and `x-rp-signature`: `v1=` + hex HMAC-SHA256 with the internal token over
- * timestamp, method, path, request id and identity header, joined by newlines.
+ * The headers that vouch for a call from the gateway: `x-rp-timestamp` (Unix seconds), `x-rp-nonce` (random, used
+ * once), `x-rp-content-sha256` (hex sha256 of the exact body bytes), `x-rp-identity` (base64url JSON of the
+ * caller, when there is one) and `x-rp-signature`: `v2=` + hex HMAC-SHA256 with the internal token over `v2`,
+ * timestamp, nonce, method, path, request id, identity header and body hash, joined by newlines.
  */
 export function signInternalRequest(request: InternalRequestToSign): Record<string, string> {
   const timestamp = String(Math.floor((request.now ?? Date.now()) / 1000));
+  const nonce = request.nonce ?? randomBytes(16).toString('base64url');
   const identity = request.identity ? encodeCallerIdentity(request.identity) : '';
-  const headers: Record<string, string> = { [INTERNAL_TIMESTAMP_HEADER]: timestamp };
+  const body = request.body;
+  const hash = typeof body === 'object' && 'sha256' in body ? body.sha256 : bodySha256(body);
+  const headers: Record<string, string> = {
+    [INTERNAL_TIMESTAMP_HEADER]: timestamp,
+    [INTERNAL_NONCE_HEADER]: nonce,
+    [INTERNAL_BODY_HASH_HEADER]: hash,
+  };
   if (identity) headers[INTERNAL_IDENTITY_HEADER] = identity;
   headers[INTERNAL_SIGNATURE_HEADER] =
-    SIGNATURE_VERSION +
-    signature(request.token, [timestamp, request.method.toUpperCase(), request.path, request.requestId, identity]);
+    SIGNATURE_PREFIX +
+    signature(request.token, [
+      timestamp,
+      nonce,
+      request.method.toUpperCase(),
+      request.path,
+      request.requestId,
+      identity,
+      hash,
+    ]);
   return headers;
 }
 
-/** Checks the signature (timing-safe) and the clock window, then reads the identity the gateway signed. */
+/**
+ * Checks the signature (timing-safe) and the clock window, then reads the identity the gateway signed. It does not
+ * remember nonces: the receiver claims the returned nonce in its `NonceStore`.
+ */
 export function verifyInternalRequest(
   token: string,
   request: InternalRequestToVerify,
   now = Date.now(),
 ): InternalVerification {
   const timestamp = single(request.headers[INTERNAL_TIMESTAMP_HEADER]);
+  const nonce = single(request.headers[INTERNAL_NONCE_HEADER]);
+  const hash = single(request.headers[INTERNAL_BODY_HASH_HEADER]);
   const signed = single(request.headers[INTERNAL_SIGNATURE_HEADER]);
   const identity = single(request.headers[INTERNAL_IDENTITY_HEADER]) ?? '';
   const requestId = single(request.headers[REQUEST_ID_HEADER]) ?? '';
   if (!timestamp || !signed) return { ok: false, reason: 'not signed' };
+  if (!signed.startsWith(SIGNATURE_PREFIX)) return { ok: false, reason: 'unsupported signature version' };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'malformed timestamp' };
-  if (Math.abs(now - Number(timestamp) * 1000) > INTERNAL_CLOCK_WINDOW_MS) {
+  if (!nonce || !NONCE.test(nonce)) return { ok: false, reason: 'malformed nonce' };
+  if (!hash || !SHA256_HEX.test(hash)) return { ok: false, reason: 'malformed body hash' };
+  const signedAt = Number(timestamp) * 1000;
+  if (Math.abs(now - signedAt) > INTERNAL_CLOCK_WINDOW_MS) {
     return { ok: false, reason: 'timestamp outside the clock window' };
   }
   const expected = Buffer.from(
-    SIGNATURE_VERSION + signature(token, [timestamp, request.method.toUpperCase(), request.path, requestId, identity]),
+    SIGNATURE_PREFIX +
+      signature(token, [timestamp, nonce, request.method.toUpperCase(), request.path, requestId, identity, hash]),
   );
   const given = Buffer.from(signed);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { ok: false, reason: 'bad signature' };
   }
-  if (!identity) return { ok: true };
+  if (request.body !== undefined && bodySha256(request.body) !== hash) {
+    return { ok: false, reason: 'body does not match its signed hash' };
+  }
+  const verified: VerifiedInternalRequest = {
+    ok: true,
+    nonce,
+    bodySha256: hash,
+    validUntil: signedAt + INTERNAL_CLOCK_WINDOW_MS,
+  };
+  if (!identity) return verified;
   const caller = decodeCallerIdentity(identity);
-  return caller ? { ok: true, identity: caller } : { ok: false, reason: 'malformed identity' };
+  return caller ? { ...verified, identity: caller } : { ok: false, reason: 'malformed identity' };
 }
 
+const encodings = new WeakMap<CallerIdentity, string>();
+
+/** base64url JSON of the identity; remembered per identity object (the gateway signs one per cached key). */
 export function encodeCallerIdentity(identity: CallerIdentity): string {
-  const { keyId, tier, rateLimit, burst, expiresAt, email } = identity;
-  return Buffer.from(JSON.stringify({ keyId, tier, rateLimit, burst, expiresAt, email })).toString('base64url');
+  let encoded = encodings.get(identity);
+  if (encoded === undefined) {
+    const { keyId, tier, rateLimit, burst, expiresAt, email } = identity;
+    encoded = Buffer.from(JSON.stringify({ keyId, tier, rateLimit, burst, expiresAt, email })).toString('base64url');
+    encodings.set(identity, encoded);
+  }
+  return encoded;
 }
 
 /** The identity in an `x-rp-identity` value, or `undefined` when it is not one. */
@@ -110,8 +190,14 @@ function isCallerIdentity(value: unknown): value is CallerIdentity {
   );
 }
 
+/** The token as a key object, made once (a process has one token): the HMAC then skips importing it per call. */
+let hmacKey: { token: string; key: KeyObject } | undefined;
+
 function signature(token: string, parts: string[]): string {
-  return createHmac('sha256', token).update(parts.join('\n')).digest('hex');
+  if (hmacKey?.token !== token) hmacKey = { token, key: createSecretKey(Buffer.from(token, 'utf8')) };
+  return createHmac('sha256', hmacKey.key)
+    .update([SIGNATURE_VERSION, ...parts].join('\n'))
+    .digest('hex');
 }
 
 function single(value: string | string[] | undefined): string | undefined {

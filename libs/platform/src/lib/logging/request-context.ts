@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -24,23 +25,31 @@ export function acceptRequestId(incoming: unknown): string {
   return typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
 }
 
-/** First middleware of every app: fixes the request id, echoes it, and leaves it on the request for the proxy. */
-export function assignRequestId(req: Request, res: Response, next: NextFunction): void {
-  const id = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
-  (req as Request & { id: string }).id = id;
-  req.headers[REQUEST_ID_HEADER] = id;
-  res.setHeader(REQUEST_ID_HEADER, id);
-  next();
+/** Fastify's `genReqId`: the request's id, fixed once and written back to the header the proxy passes on. */
+export function requestIdOfIncoming(raw: IncomingMessage): string {
+  const id = acceptRequestId(raw.headers[REQUEST_ID_HEADER]);
+  raw.headers[REQUEST_ID_HEADER] = id;
+  return id;
+}
+
+/** First `onRequest` hook of every app: every answer, errors included, carries the id. */
+export function echoRequestId(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  reply.header(REQUEST_ID_HEADER, request.id);
+  done();
 }
 
 /**
- * Opens the async context that carries the request id into services and outgoing calls. It runs after the body
- * parsers, whose stream callbacks would otherwise fall outside the context.
+ * `preHandler` hook: opens the async context that carries the request id into services and outgoing calls. It runs
+ * after the body is parsed, whose stream callbacks would otherwise fall outside the context.
  */
-export function enterRequestContext(req: Request, _res: Response, next: NextFunction): void {
-  runWithRequestId(requestIdOf(req), next);
+export function enterRequestContext(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  storage.run({ requestId: request.id }, done);
 }
 
-export function requestIdOf(req: Request): string {
-  return (req as Request & { id?: string }).id ?? acceptRequestId(req.headers[REQUEST_ID_HEADER]);
+export function requestIdOf(request: FastifyRequest): string {
+  return request.id;
 }

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Histogram, Registry } from 'prom-client';
 
-/** Set by middleware that answers outside Nest's router (the gateway proxy) to name its route. */
-export const METRICS_ROUTE = Symbol('rp:metrics-route');
-
-type RoutedRequest = Request & { [METRICS_ROUTE]?: string };
+/**
+ * Route options `config.metricsRoute`: the label for routes registered outside Nest whose template is not the
+ * route people think of (the gateway's forwarded prefixes are `/api/v1/keys/*` whether or not a path follows).
+ */
+export interface MetricsRouteConfig {
+  metricsRoute?: string;
+}
 
 /** Request duration by method, route template and status. Unknown paths share one label to bound cardinality. */
 @Injectable()
@@ -22,25 +25,30 @@ export class HttpMetrics {
     });
   }
 
-  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
-    const stop = this.duration.startTimer();
-    res.once('finish', () => {
-      stop({ method: req.method, route: routeOf(req as RoutedRequest), status_code: String(res.statusCode) });
-    });
-    next();
+  /** The histogram's child per label set, so an observation does not rebuild the label key each time. */
+  private readonly children = new Map<string, Observer>();
+
+  /** `onResponse` hook: Fastify has timed the request already (`reply.elapsedTime`). */
+  readonly observe = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const route = routeOf(request);
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.duration.labels({ method: request.method, route, status_code: String(reply.statusCode) });
+      // Routes are templates and statuses few, but a bound keeps a surprise from growing without end.
+      if (this.children.size < 1000) this.children.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+    done();
   };
 }
 
-export function labelRoute(req: Request, route: string): void {
-  (req as RoutedRequest)[METRICS_ROUTE] = route;
-}
+type Observer = ReturnType<Histogram<'method' | 'route' | 'status_code'>['labels']>;
 
-/** Nest answers unknown paths from a catch-all route; those are not a route of ours. */
-const CATCH_ALL_ROUTES = new Set(['/{*path}', '*', '/*']);
-
-function routeOf(req: RoutedRequest): string {
-  if (req[METRICS_ROUTE]) return req[METRICS_ROUTE];
-  const path = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof path !== 'string' || CATCH_ALL_ROUTES.has(path)) return 'unmatched';
-  return `${req.baseUrl}${path}`;
+function routeOf(request: FastifyRequest): string {
+  const options = request.routeOptions;
+  const labelled = (options.config as MetricsRouteConfig | undefined)?.metricsRoute;
+  if (labelled) return labelled;
+  // Requests no route matched are answered by the not-found handler, which has no URL template.
+  return options.url ?? 'unmatched';
 }

@@ -1,5 +1,4 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Header } from '@nestjs/common';
 import { Registry } from 'prom-client';
 
 @Controller('metrics')
@@ -8,7 +7,8 @@ export class MetricsController {
 
   @Get()
   @Header('Cache-Control', 'no-store')
-  async metrics(@Res() res: Response): Promise<void> {
-    res.type(this.registry.contentType).send(await this.registry.metrics());
+  @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
+  metrics(): Promise<string> {
+    return this.registry.metrics();
   }
 }

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import request from 'supertest';
 import { AppDefinition } from '../bootstrap/app-definition';
-import { createApp } from '../bootstrap/bootstrap';
+import { createApp, initApp } from '../bootstrap/create-app';
 import { AppConfig } from '../config/app-config';
 import { loadConfig } from '../config/load-config';
 import { ApiErrorResponse, ApiKeyAuth, ERROR_ENVELOPE_REF } from './api-conventions';
@@ -90,13 +90,13 @@ function definition(openApi?: AppDefinition<AppConfig>['openApi']): AppDefinitio
   };
 }
 
-async function start(openApi?: AppDefinition<AppConfig>['openApi']): Promise<NestExpressApplication> {
+async function start(openApi?: AppDefinition<AppConfig>['openApi']): Promise<NestFastifyApplication> {
   const app = await createApp(definition(openApi), loadConfig(AppConfig, { LOG_LEVEL: 'silent' }));
-  await app.init();
+  await initApp(app);
   return app;
 }
 
-async function fetchDocument(app: NestExpressApplication): Promise<OpenAPIObject> {
+async function fetchDocument(app: NestFastifyApplication): Promise<OpenAPIObject> {
   const response = await request(app.getHttpServer()).get('/openapi.json');
   expect(response.status).toBe(200);
   expect(response.headers['content-type']).toContain('application/json');
@@ -104,7 +104,7 @@ async function fetchDocument(app: NestExpressApplication): Promise<OpenAPIObject
 }
 
 describe('an app that publishes its OpenAPI document', () => {
-  let app: NestExpressApplication;
+  let app: NestFastifyApplication;
   let document: OpenAPIObject;
 
   beforeAll(async () => {

@@ -29,8 +29,15 @@ export function redisOptions(settings: RedisSettings, connectionName: string): R
   return { ...base, host: settings.host, port: settings.port, password: settings.password, db: settings.db };
 }
 
+/**
+ * The Redis client of every app, by our name: apps import it from here, never `ioredis` itself (the lint refuses
+ * that). It is a type, and the class Nest injects the app's shared client by (`RedisModule`).
+ */
+export type RedisClient = Redis;
+export const RedisClient = Redis;
+
 /** A client that logs connection trouble once per outage instead of once per retry. */
-export function createRedisConnection(settings: RedisSettings, connectionName: string): Redis {
+export function createRedisConnection(settings: RedisSettings, connectionName: string): RedisClient {
   const logger = new Logger(`Redis:${connectionName}`);
   const client = new Redis(redisOptions(settings, connectionName));
   let down = false;
@@ -46,10 +53,37 @@ export function createRedisConnection(settings: RedisSettings, connectionName: s
   return client;
 }
 
+export interface FailFastRedisOptions {
+  connectionName: string;
+  /** A command that has no answer after this long fails. */
+  commandTimeoutMs: number;
+}
+
+/**
+ * A client for callers that would rather decide without Redis than wait for it (the gateway's rate limiter): it
+ * never queues or retries a command, so while Redis is disconnected a command fails at once and one slower than
+ * `commandTimeoutMs` fails then. It keeps reconnecting in the background. Errors are not logged here: the caller
+ * reports outages (without a listener ioredis would print every reconnect attempt).
+ */
+export function createFailFastRedisConnection(settings: RedisSettings, options: FailFastRedisOptions): RedisClient {
+  const client = new Redis({
+    ...redisOptions(settings, options.connectionName),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs,
+    connectTimeout: 1000,
+    // How long closing waits for a socket that already died (ioredis keeps the process alive that long).
+    disconnectTimeout: 200,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
 /**
  * Closes a client politely and waits until its connection has ended; cuts it if Redis does not answer in 1 s.
  */
-export async function closeRedisConnection(client: Redis): Promise<void> {
+export async function closeRedisConnection(client: RedisClient): Promise<void> {
   if (client.status === 'end') return;
   if (client.status !== 'ready') {
     // Never connected, or between retries: stop retrying; there is no connection to wait for.

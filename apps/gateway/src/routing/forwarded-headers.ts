@@ -1,0 +1,63 @@
+import type { HttpRequest } from '@rp/platform';
+
+/**
+ * Headers that describe one connection, not the request (RFC 9110 7.6.1), plus `host` (the service's own is sent)
+ * and `expect` (the gateway has already answered 100-continue to its client).
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'expect',
+]);
+
+/** Recomputed for the bytes actually forwarded (a GET's body is not forwarded; undici sets it from the body). */
+const RECOMPUTED = 'content-length';
+
+/** The API key stays at the edge: services trust the signed identity instead. */
+const EDGE_CREDENTIALS = new Set(['authorization', 'x-api-key']);
+
+/**
+ * The headers a service receives for `request`: the client's, without hop-by-hop headers, without the names the
+ * client lists in `Connection`, without its credentials, without any copy of the gateway's internal headers and
+ * without `Content-Length` (set again for the bytes forwarded);
+ * plus `X-Forwarded-For` (the client's chain with this hop's peer appended), `-Proto` and `-Host` as the gateway
+ * saw them (through the proxies `TRUST_PROXY` trusts).
+ */
+export function forwardedHeaders(
+  request: HttpRequest,
+  internalHeaders: ReadonlySet<string>,
+): Record<string, string | string[]> {
+  const listed = connectionTokens(request.headers.connection);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || EDGE_CREDENTIALS.has(name) || listed.has(name)) continue;
+    if (name === RECOMPUTED) continue;
+    if (internalHeaders.has(name)) continue;
+    headers[name] = value;
+  }
+  const peer = request.raw.socket.remoteAddress ?? 'unknown';
+  const chain = request.headers['x-forwarded-for'];
+  const prior = Array.isArray(chain) ? chain.join(', ') : chain;
+  headers['x-forwarded-for'] = prior ? `${prior}, ${peer}` : peer;
+  headers['x-forwarded-proto'] = request.protocol;
+  headers['x-forwarded-host'] = request.host;
+  return headers;
+}
+
+function connectionTokens(value: string | undefined): Set<string> {
+  if (!value) return new Set();
+  return new Set(
+    value
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token !== ''),
+  );
+}

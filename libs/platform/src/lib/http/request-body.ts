@@ -1,0 +1,158 @@
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { ErrorCode } from '@rp/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error';
+
+/** JSON nested deeper than this is refused before it is parsed or validated. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The body is not JSON (or not UTF-8). Rendered as 400 `MALFORMED_JSON`. */
+export class MalformedJsonError extends Error {
+  override readonly name = 'MalformedJsonError';
+  readonly code = 'RP_MALFORMED_JSON';
+  readonly statusCode = 400;
+}
+
+/** A `Content-Encoding` the platform cannot decode. Rendered as 415. */
+export class UnsupportedEncodingError extends Error {
+  override readonly name = 'UnsupportedEncodingError';
+  readonly code = 'RP_UNSUPPORTED_ENCODING';
+  readonly statusCode = 415;
+}
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/** `1mb` -> 1048576: the `BODY_LIMIT` notation (b, kb, mb; binary multiples, as body-parser read it). */
+export function bodyLimitBytes(limit: string): number {
+  const match = /^(\d+)(b|kb|mb)$/i.exec(limit.trim());
+  if (!match) throw new Error(`body limit "${limit}" must look like 100kb or 1mb`);
+  const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[match[2].toLowerCase() as 'b' | 'kb' | 'mb'];
+  return Number(match[1]) * unit;
+}
+
+/**
+ * Reads request bodies as JSON only: gzip, deflate and br bodies are decompressed on the way (the size limit
+ * counts decompressed bytes, so a small bomb cannot inflate past it), any other content type is a 415. The parser
+ * refuses, each with a 4xx and before any validation runs: bytes that are not UTF-8, text that is not JSON, nesting
+ * deeper than `MAX_JSON_DEPTH`, and strings holding lone surrogates (not Unicode text; no database stores them).
+ * An empty body reads as `{}`.
+ */
+export function registerJsonBodies(fastify: FastifyInstance, bodyLimit: number): void {
+  fastify.removeAllContentTypeParsers();
+  fastify.addHook('preParsing', decodeContentEncoding);
+  const parseJsonText = fastify.getDefaultJsonParser('error', 'error');
+  const parse = (
+    request: FastifyRequest,
+    body: Buffer | string,
+    done: (error: Error | null, value?: unknown) => void,
+  ) => {
+    let text: string;
+    try {
+      text = utf8.decode(typeof body === 'string' ? Buffer.from(body) : body);
+    } catch {
+      done(new MalformedJsonError('Request body is not valid UTF-8'));
+      return;
+    }
+    if (text.trim() === '') {
+      done(null, {});
+      return;
+    }
+    if (nestingDepth(text) > MAX_JSON_DEPTH) {
+      done(new ApiError(400, ErrorCode.BAD_REQUEST, `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`));
+      return;
+    }
+    parseJsonText(request, text, (error: Error | null, value?: unknown) => {
+      if (error) {
+        done(new MalformedJsonError('Request body is not valid JSON'));
+        return;
+      }
+      const field = text.includes('\\u') ? malformedStringAt(value) : undefined;
+      if (field !== undefined) {
+        done(
+          new ApiError(400, ErrorCode.VALIDATION_FAILED, `${field} must be well-formed Unicode text`, {
+            details: [{ field, message: 'must be well-formed Unicode text' }],
+          }),
+        );
+        return;
+      }
+      done(null, value);
+    });
+  };
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, parse);
+  fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'buffer', bodyLimit }, parse);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+type Payload = Readable & { receivedEncodedLength?: number };
+
+/** `preParsing` hook: the body as it was before `Content-Encoding`, or a 415 for an encoding we cannot undo. */
+function decodeContentEncoding(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: Payload,
+  done: (error: Error | null, stream?: Payload) => void,
+): void {
+  const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  // Routes that pass the body on as it came (the gateway's forwarding) leave it encoded.
+  const passedOn = (request.routeOptions.config as { forwardBody?: boolean } | undefined)?.forwardBody === true;
+  if (encoding === 'identity' || encoding === '' || passedOn) {
+    done(null, payload);
+    return;
+  }
+  const decoder = DECODERS[encoding];
+  if (!decoder) {
+    done(new UnsupportedEncodingError(`Content-Encoding ${encoding} is not supported (gzip, deflate or br)`));
+    return;
+  }
+  const decoded: Transform & { receivedEncodedLength?: number } = decoder();
+  // Fastify compares Content-Length with the bytes that arrived, not with what they decompress to.
+  decoded.receivedEncodedLength = 0;
+  payload.on('data', (chunk: Buffer) => {
+    decoded.receivedEncodedLength = (decoded.receivedEncodedLength ?? 0) + chunk.length;
+  });
+  payload.on('error', (error) => decoded.destroy(error));
+  payload.pipe(decoded);
+  done(null, decoded);
+}
+
+/** Deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return deepest;
+}
+
+/** With the u flag a surrogate pair reads as one astral code point: only a lone surrogate is in category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The dotted path of the first key or string value that holds a lone surrogate, or `undefined`. */
+export function malformedStringAt(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || 'body' : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (LONE_SURROGATE.test(key)) return at;
+    const found = malformedStringAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
