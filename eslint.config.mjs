@@ -7,8 +7,10 @@ const scopes = ['gateway', 'subscription', 'txb', 'notifications', 'agent'].map(
   onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
 }));
 
+const appDependencies = ['type:domain', 'type:data', 'type:util', 'type:dto'];
+
 const types = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:data', 'type:util', 'type:dto'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: appDependencies },
   { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:util', 'type:dto'] },
   { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:dto'] },
   { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:dto'] },
@@ -18,6 +20,49 @@ const types = [
     onlyDependOnLibsWithTags: ['type:tooling', 'type:domain', 'type:data', 'type:util', 'type:dto'],
   },
 ];
+
+/** The module-boundary rule; `typeConstraints` replaces the type axis (app integration tests widen it). */
+function moduleBoundaries(typeConstraints) {
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      banTransitiveDependencies: true,
+      allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$'],
+      depConstraints: [
+        ...scopes,
+        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+        ...typeConstraints,
+      ],
+    },
+  ];
+}
+
+const DEEP_IMPORT = {
+  group: ['@rp/*/*'],
+  message: 'Import a library through its public entry point (@rp/<lib>), never a file inside it.',
+};
+
+// Apps reach the outside world through our libraries, never through a driver or SDK of their own: the ledger and
+// x402 through @rp/ledger, databases through @rp/persistence, Redis through @rp/platform. Type-only imports too:
+// a type from a driver ties the app to that driver as surely as a value.
+const LIBRARY_ONLY_PACKAGES = [
+  {
+    group: ['@stellar/*', '@x402/*'],
+    message: 'Apps reach the ledger and x402 through @rp/ledger (types included), never @stellar/* or @x402/*.',
+  },
+  {
+    group: ['mongoose', 'mongoose/*', 'pg', 'pg/*', 'better-sqlite3', 'better-sqlite3/*'],
+    message: 'Apps reach databases through @rp/persistence, never a database driver (types included).',
+  },
+  {
+    group: ['ioredis', 'ioredis/*'],
+    message: 'Apps reach Redis through @rp/platform (RedisClient, RedisModule, createFailFastRedisConnection).',
+  },
+];
+const LIBRARY_ONLY_SOURCE = '/^(?:@stellar\\/|@x402\\/|(?:mongoose|pg|better-sqlite3|ioredis)(?:\\/|$))/';
+const LIBRARY_ONLY_MESSAGE =
+  'Apps reach @stellar/*, @x402/*, database drivers and ioredis only through @rp/* libraries.';
 
 export default [
   ...nx.configs['flat/base'],
@@ -29,35 +74,58 @@ export default [
   {
     files: ['**/*.ts', '**/*.js', '**/*.cjs', '**/*.mjs'],
     rules: {
-      '@nx/enforce-module-boundaries': [
+      '@nx/enforce-module-boundaries': moduleBoundaries(types),
+      'no-restricted-imports': ['error', { patterns: [DEEP_IMPORT] }],
+    },
+  },
+  {
+    files: ['apps/**/*.ts'],
+    rules: {
+      // The TypeScript flavour also sees `import x = require()`; `import type` is refused like any import.
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          enforceBuildableLibDependency: false,
-          banTransitiveDependencies: true,
-          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$'],
-          depConstraints: [
-            ...scopes,
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            ...types,
-          ],
+          patterns: [DEEP_IMPORT, ...LIBRARY_ONLY_PACKAGES.map((pattern) => ({ ...pattern, allowTypeImports: false }))],
         },
       ],
-      'no-restricted-imports': [
+      'no-restricted-syntax': [
         'error',
+        { selector: `ImportExpression[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
+        { selector: `TSImportType[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
         {
-          patterns: [
-            {
-              group: ['@rp/*/*'],
-              message: 'Import a library through its public entry point (@rp/<lib>), never a file inside it.',
-            },
-          ],
+          selector: `CallExpression[callee.name='require'][arguments.0.value=${LIBRARY_ONLY_SOURCE}]`,
+          message: LIBRARY_ONLY_MESSAGE,
         },
       ],
     },
   },
   {
-    // Build and test configuration reaches into tools/ by path on purpose; it is not application code.
-    files: ['**/webpack.config.js', '**/jest.config.cjs', 'jest.preset.js', 'tools/jest/**', 'tools/webpack/**'],
+    // App integration tests may run against the sandbox (@rp/sandbox, tagged type:sandbox), and only they (with
+    // their shared setup, `*.int-support.ts`): the outside world in a test is the sandbox, never a mock of our code.
+    files: ['apps/**/*.int-spec.ts', 'apps/**/*.int-support.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': moduleBoundaries(
+        types.map((constraint) =>
+          constraint.sourceTag === 'type:app'
+            ? { ...constraint, onlyDependOnLibsWithTags: [...appDependencies, 'type:sandbox'] }
+            : constraint,
+        ),
+      ),
+    },
+  },
+  {
+    // Build and test configuration, and the launch scripts (which load tools/compile, a part of no project), reach
+    // into tools/ by path on purpose; they are not application code.
+    files: [
+      '**/webpack.config.js',
+      '**/jest.config.cjs',
+      'jest.preset.js',
+      'tools/jest/**',
+      'tools/webpack/**',
+      'tools/compile/**',
+      'tools/*/bin/**',
+    ],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {

@@ -10,6 +10,8 @@ import { APP_SLOTS, checkSettings, describeSettings } from '@rp/dev';
 import { Keypair } from '@stellar/stellar-sdk';
 import { Deployment, IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { INetworkPolicy, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { IIngress, Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -18,10 +20,13 @@ import { parse, parseAllDocuments } from 'yaml';
 
 const root = resolve(__dirname, '../../..');
 const SERVICES = ['gateway', 'subscription', 'txb', 'notifications'];
+/** The services behind the gateway: only the gateway may reach them. */
+const BEHIND_THE_GATEWAY = ['subscription', 'txb', 'notifications'];
 const defaultPort = (app: string) => describeSettings(app).find((setting) => setting.name === 'PORT')?.default;
 
 /** A plausible value for every secret key the deployment guide documents. */
 const SAMPLE_SECRET_VALUES: Record<string, string> = {
+  INTERNAL_TOKEN: 'internal-token-0123456789abcdef',
   REDIS_URL: 'redis://:password@redis:6379',
   DATABASE_URL: 'mongodb://app:password@mongo:27017/risk',
   X402_PAYMENT_ADDRESS_LEDGER: Keypair.random().publicKey(),
@@ -63,6 +68,8 @@ const MODELS: Record<string, (object: K8sObject) => { validate(): void }> = {
   'v1/Namespace': (o) => new Namespace(o as never),
   'policy/v1/PodDisruptionBudget': (o) => new PodDisruptionBudget(o as never),
   'autoscaling/v2/HorizontalPodAutoscaler': (o) => new HorizontalPodAutoscaler(o as never),
+  'networking.k8s.io/v1/NetworkPolicy': (o) => new NetworkPolicy(o as never),
+  'networking.k8s.io/v1/Ingress': (o) => new Ingress(o as never),
 };
 
 function render(path: string): K8sObject[] {
@@ -144,6 +151,57 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
     expect(() => checkSettings(app, env)).not.toThrow();
   });
 
+  it.each(SERVICES)('give %s the internal token from its Secret', (app) => {
+    const container = deployments.find((d) => d.metadata.name === app)!.spec!.template.spec!.containers[0];
+    const secrets = (container.envFrom ?? []).map((source) => source.secretRef?.name).filter(Boolean);
+    expect(secrets).toContain('internal-token');
+    expect(documentedSecrets().get('internal-token')).toHaveProperty('INTERNAL_TOKEN');
+  });
+
+  it('give subscription no Redis (it uses none)', () => {
+    const container = deployments.find((d) => d.metadata.name === 'subscription')!.spec!.template.spec!.containers[0];
+    expect((container.envFrom ?? []).map((source) => source.secretRef?.name)).not.toContain('redis-credentials');
+    expect(describeSettings('subscription').map((setting) => setting.name)).not.toContain('REDIS_URL');
+  });
+
+  it.each(BEHIND_THE_GATEWAY)('let only the gateway (and Prometheus, for /metrics) reach %s', (app) => {
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy') as unknown as (INetworkPolicy & K8sObject)[];
+    const deployment = deployments.find((d) => d.metadata.name === app)!;
+    const policy = policies.find((p) => p.metadata.name === app)!;
+    expect(policy.spec?.podSelector).toEqual(deployment.spec!.selector);
+    expect(policy.spec?.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec?.ingress).toEqual([
+      {
+        from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } }],
+        ports: [{ port: 'http' }],
+      },
+      {
+        from: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+            podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+          },
+        ],
+        ports: [{ port: 'http' }],
+      },
+    ]);
+    // The gateway's pods carry the label the policy admits.
+    const gateway = deployments.find((d) => d.metadata.name === 'gateway')!;
+    expect(gateway.spec!.template.metadata?.labels).toMatchObject({ 'app.kubernetes.io/name': 'gateway' });
+  });
+
+  it('give txb its own settings: the proposal lifetime, the RPCs callers may name, the UNWIND receiver', () => {
+    const container = deployments.find((d) => d.metadata.name === 'txb')!.spec!.template.spec!.containers[0];
+    const names = (container.envFrom ?? []).map((source) => source.configMapRef?.name).filter(Boolean);
+    const settings = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('txb-settings'));
+    expect(names).toContain(settings?.metadata.name);
+    expect(Object.keys(settings?.data ?? {}).sort()).toEqual([
+      'PROPOSAL_TTL_SECONDS',
+      'TXB_ALLOWED_RPC_URLS',
+      'TXB_UNWIND_RECEIVER',
+    ]);
+  });
+
   it('point the gateway at the services by their Service names and ports', () => {
     const env = Object.fromEntries(
       (deployments.find((d) => d.metadata.name === 'gateway')!.spec!.template.spec!.containers[0].env ?? []).map(
@@ -155,6 +213,47 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
       TXB_URL: `http://txb:${defaultPort('txb')}`,
       NOTIFICATIONS_URL: `http://notifications:${defaultPort('notifications')}`,
     });
+  });
+});
+
+describe('the production overlay', () => {
+  const objects = render('k8s/overlays/production');
+  const gateway = (
+    objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway') as unknown as IDeployment
+  ).spec!.template.spec!.containers[0];
+
+  it('trusts exactly one proxy, the Ingress that routes to the gateway', () => {
+    const env = Object.fromEntries((gateway.env ?? []).map((e) => [e.name, e.value]));
+    expect(env['TRUST_PROXY']).toBe('1');
+    const ingresses = objects.filter((o) => o.kind === 'Ingress') as unknown as (IIngress & K8sObject)[];
+    expect(ingresses).toHaveLength(1);
+    const paths = ingresses[0].spec!.rules!.flatMap((rule) => rule.http!.paths);
+    expect(paths.map((path) => path.backend.service)).toEqual([{ name: 'gateway', port: { name: 'http' } }]);
+  });
+
+  it('lets only the ingress controller (and Prometheus) reach the gateway, so no one else sets X-Forwarded-For', () => {
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'gateway') as unknown as
+      | INetworkPolicy
+      | undefined;
+    expect(policy?.spec?.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'gateway' } });
+    expect(policy?.spec?.ingress?.[0].from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx' } },
+      },
+    ]);
+    expect(policy?.spec?.ingress).toHaveLength(2);
+  });
+});
+
+describe('the base', () => {
+  it('trusts no proxy (no ingress is part of it)', () => {
+    const objects = render('k8s/base');
+    expect(objects.some((o) => o.kind === 'Ingress')).toBe(false);
+    const gateway = (
+      objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway') as unknown as IDeployment
+    ).spec!.template.spec!.containers[0];
+    expect((gateway.env ?? []).some((e) => e.name === 'TRUST_PROXY')).toBe(false);
   });
 });
 
@@ -178,6 +277,12 @@ describe('the compose file', () => {
     const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
     expect(env['PORT']).toBe(String(defaultPort(app)));
     expect(() => checkSettings(app, env)).not.toThrow();
+  });
+
+  it.each(SERVICES)('gives %s the required internal token, and subscription no Redis', (app) => {
+    const environment = compose.services[app].environment ?? {};
+    expect(environment['INTERNAL_TOKEN']).toMatch(/^\$\{INTERNAL_TOKEN:\?/);
+    if (app === 'subscription') expect(environment).not.toHaveProperty('REDIS_URL');
   });
 
   it('points the gateway and the agent at the compose services', () => {
@@ -210,6 +315,17 @@ describe('the Dockerfile', () => {
     expect(runtime).toContain('USER node');
     expect(runtime).toContain('STOPSIGNAL SIGTERM');
     expect(runtime.at(-1)).toBe('CMD ["node", "main.js"]');
+  });
+
+  it('can compile better-sqlite3 before installing, and ships the installed app folder with its native module', () => {
+    const deps = stages.get('deps')!;
+    const toolchain = deps.findIndex((line) => /apt-get install .*\bpython3\b/.test(line));
+    expect(toolchain).toBeGreaterThanOrEqual(0);
+    expect(deps[toolchain]).toMatch(/\bmake\b/);
+    expect(deps[toolchain]).toMatch(/\bg\+\+/);
+    expect(deps.findIndex((line) => line.includes('npm install'))).toBeGreaterThan(toolchain);
+    expect(stages.get('build')!.some((line) => line.includes('npm install --omit=dev'))).toBe(true);
+    expect(stages.get('runtime')).toContain('COPY --from=build --chown=node:node /workspace/dist/apps/${APP} ./');
   });
 
   it("checks health on each app's default port", () => {

@@ -1,6 +1,8 @@
 /**
  * The module-boundary lint, proven on fixtures: each snippet is linted as if it were a file at the given path,
- * with the workspace's real ESLint configuration and project graph.
+ * with the workspace's real ESLint configuration and project graph. Besides the project boundaries: apps import no
+ * ledger SDK, x402 package, database driver or Redis client (types included), only the libraries that wrap them;
+ * app integration tests may use the sandbox.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -68,12 +70,77 @@ describe('module boundaries', () => {
     expect(errors).toEqual([expect.stringContaining('Circular dependency between "platform" and "persistence"')]);
   });
 
-  it('refuses a deep import into a library', async () => {
-    const errors = await lint(
-      'apps/txb/src/fixture.ts',
-      "import { ApiError } from '@rp/platform/src/lib/errors/api-error';\nexport const error = ApiError;\n",
-    );
-    expect(errors).toEqual(expect.arrayContaining([expect.stringContaining('no-restricted-imports: ')]));
+  it.each(['apps/txb/src/fixture.ts', 'tools/e2e/src/fixture.ts'])(
+    'refuses a deep import into a library (%s)',
+    async (path) => {
+      const errors = await lint(
+        path,
+        "import { ApiError } from '@rp/platform/src/lib/errors/api-error';\nexport const error = ApiError;\n",
+      );
+      expect(errors).toEqual(expect.arrayContaining([expect.stringContaining('no-restricted-imports: ')]));
+    },
+  );
+
+  it.each([
+    ['ioredis', "import Redis from 'ioredis';\nexport const redis = Redis;\n"],
+    ['a type from ioredis', "import type { Redis } from 'ioredis';\nexport type Client = Redis;\n"],
+    ['the Stellar SDK', "import { Keypair } from '@stellar/stellar-sdk';\nexport const keys = Keypair;\n"],
+    [
+      'x402',
+      "import { ExactStellarScheme } from '@x402/stellar/exact/facilitator';\nexport const s = ExactStellarScheme;\n",
+    ],
+    ['mongoose', "import mongoose from 'mongoose';\nexport const m = mongoose;\n"],
+    ['pg', "import { Pool } from 'pg';\nexport const pool = Pool;\n"],
+    ['better-sqlite3', "import Database from 'better-sqlite3';\nexport const db = Database;\n"],
+    ['the Stellar base SDK to re-export it', "export { Keypair } from '@stellar/stellar-base';\n"],
+  ])('refuses an app importing %s', async (_what, code) => {
+    const errors = await lint('apps/gateway/src/routing/fixture.ts', code);
+    expect(errors).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: .*through @rp\//)]);
+  });
+
+  it.each([
+    ['a type import expression', "export type Client = import('ioredis').Redis;\n"],
+    ['a dynamic import', "export const load = () => import('pg');\n"],
+  ])('refuses an app reaching a driver through %s', async (_what, code) => {
+    const errors = await lint('apps/txb/src/fixture.ts', code);
+    expect(errors).toEqual([expect.stringMatching(/^no-restricted-syntax: .*only through @rp\/\* libraries/)]);
+  });
+
+  it('lets the libraries that wrap them import the drivers', async () => {
+    expect(
+      await lint('libs/platform/src/lib/fixture.ts', "import Redis from 'ioredis';\nexport const r = Redis;\n"),
+    ).toEqual([]);
+    expect(
+      await lint(
+        'libs/ledger/src/fixture.ts',
+        "import { Keypair } from '@stellar/stellar-sdk';\nexport const k = Keypair;\n",
+      ),
+    ).toEqual([]);
+  });
+
+  it('lets app integration tests, and only them, run against the sandbox', async () => {
+    const code = "import { startSandbox } from '@rp/sandbox';\nexport const start = startSandbox;\n";
+    expect(await lint('apps/subscription/src/payment/fixture.int-spec.ts', code)).toEqual([]);
+    expect(await lint('apps/subscription/src/test/fixture.int-support.ts', code)).toEqual([]);
+    for (const path of ['apps/subscription/src/payment/fixture.ts', 'apps/subscription/src/payment/fixture.spec.ts']) {
+      expect(await lint(path, code)).toEqual([
+        expect.stringContaining('A project tagged with "type:app" can only depend on libs tagged with'),
+      ]);
+    }
+    // The widening is for the sandbox alone: other tooling stays out of app tests.
+    expect(
+      await lint(
+        'apps/subscription/src/payment/fixture.int-spec.ts',
+        "import { AppProcess } from '@rp/dev';\nexport const app = AppProcess;\n",
+      ),
+    ).toEqual([expect.stringContaining('A project tagged with "type:app" can only depend on libs tagged with')]);
+    // And drivers stay out of integration tests too.
+    expect(
+      await lint(
+        'apps/subscription/src/payment/fixture.int-spec.ts',
+        "import Redis from 'ioredis';\nexport const r = Redis;\n",
+      ),
+    ).toEqual([expect.stringContaining('@typescript-eslint/no-restricted-imports')]);
   });
 
   it('accepts an app importing libraries through their entry points', async () => {
@@ -82,5 +149,14 @@ describe('module boundaries', () => {
       "import { ApiError } from '@rp/platform';\nimport { TXB_ACTIONS } from '@rp/contracts';\nexport const used = [ApiError, TXB_ACTIONS];\n",
     );
     expect(errors).toEqual([]);
+  });
+
+  it("keeps the sandbox out of an app's code, and lets the app's integration tests use it", async () => {
+    const code = "import { startSandbox } from '@rp/sandbox';\nexport const start = startSandbox;\n";
+    expect(await lint('apps/txb/src/fixture.ts', code)).toEqual([
+      expect.stringContaining('A project tagged with "type:app" can only depend on libs tagged with'),
+    ]);
+    expect(await lint('apps/txb/src/fixture.int-spec.ts', code)).toEqual([]);
+    expect(await lint('apps/txb/test/fixture.int-support.ts', code)).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ export interface ForwardedCall {
 
 export interface IntrospectionCall {
   apiKey: string;
-  /** Whether the gateway's internal signature verified. */
+  /** Whether the gateway's internal signature verified, body hash included. */
   signed: boolean;
 }
 
@@ -42,8 +42,9 @@ export async function fakeSubscription(token: string) {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
         return;
       }
-      const signed = verifyInternalRequest(token, { method: req.method ?? '', path: req.url, headers }).ok;
-      const apiKey = String((JSON.parse(Buffer.concat(chunks).toString() || '{}') as { apiKey?: unknown }).apiKey);
+      const body = Buffer.concat(chunks);
+      const signed = verifyInternalRequest(token, { method: req.method ?? '', path: req.url, headers, body }).ok;
+      const apiKey = String((JSON.parse(body.toString() || '{}') as { apiKey?: unknown }).apiKey);
       introspections.push({ apiKey, signed });
       const answer = keys.get(apiKey) ?? { active: false, reason: 'unknown' };
       if (answer === 'hang-up') {
