@@ -1,29 +1,20 @@
 import { Module } from '@nestjs/common';
+import { AdminKeyGuard } from './keys/admin-key.guard';
 import { IntrospectionController } from './keys/introspection.controller';
 import { KeyRepository } from './keys/key.repository';
 import { KeysService } from './keys/keys.service';
 import { MeController } from './keys/me.controller';
 import { PartnerKeysController } from './keys/partner-keys.controller';
-import { AdminKeyGuard } from './keys/admin-key.guard';
-import { LedgerSettlement } from './payment/ledger-settlement';
-import { PaymentRepository } from './payment/payment.repository';
-import { PaymentService } from './payment/payment.service';
+import { PaymentModule } from './payment/payment.module';
 import { AssistedController } from './subscribe/assisted.controller';
 import { AssistedPaymentService } from './subscribe/assisted-payment.service';
+import { PaymentAnswers } from './subscribe/payment-answers';
 import { SubscribeController } from './subscribe/subscribe.controller';
 import { SubscriptionsService } from './subscribe/subscriptions.service';
 
 @Module({
+  imports: [PaymentModule],
   controllers: [SubscribeController, AssistedController, PartnerKeysController, IntrospectionController, MeController],
-  providers: [
-    LedgerSettlement,
-    PaymentRepository,
-    PaymentService,
-    AssistedPaymentService,
-    SubscriptionsService,
-    KeyRepository,
-    KeysService,
-    AdminKeyGuard,
-  ],
+  providers: [PaymentAnswers, AssistedPaymentService, SubscriptionsService, KeyRepository, KeysService, AdminKeyGuard],
 })
 export class SubscriptionModule {}

@@ -186,26 +186,58 @@ describe('buying an API key through the gateway', () => {
     const signedAuthEntries = preparation.preimageXdrs.map((preimage) =>
       payer.signHash(hash(Buffer.from(preimage, 'base64'))).toString('base64'),
     );
-    const completed = await fetch(`${stack.api}/keys/subscribe/complete`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({
-        walletAddress: payer.address,
-        txJson: preparation.txJson,
-        preimageXdrs: preparation.preimageXdrs,
-        signedAuthEntries,
-        maxLedger: preparation.maxLedger,
-        email: 'assisted@example.com',
-        projectName: 'Wallet without x402',
-      }),
-    });
+    const completion = {
+      walletAddress: payer.address,
+      txJson: preparation.txJson,
+      preimageXdrs: preparation.preimageXdrs,
+      signedAuthEntries,
+      maxLedger: preparation.maxLedger,
+      email: 'assisted@example.com',
+      projectName: 'Wallet without x402',
+    };
+    const complete = (body: object) =>
+      fetch(`${stack.api}/keys/subscribe/complete`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+    const completed = await complete(completion);
     const grant = (await completed.json()) as Record<string, unknown>;
     expect(completed.status).toBe(200);
     expect(grant).toMatchObject({ tier: 'standard', payTo: stack.scenario.paymentReceiver, network: 'ledger:testnet' });
     expect(grant['apiKey']).toMatch(/^rp_test_/);
     expect(grant).not.toHaveProperty('message');
     expect(stack.usdc(payer.address)).toBe(0n);
+
+    // The same completion for another buyer is a replay: 409 from the record, before any RPC call or simulation.
+    const trap = stack.sandbox.faults.add({ kind: 'rpc-error', count: 1000 });
+    const replayed = await complete({ ...completion, email: 'someone-else@example.com' });
+    expect(replayed.status).toBe(409);
+    expect(await replayed.json()).toMatchObject({ code: 'PAYMENT_REPLAYED' });
+    expect(trap.remaining).toBe(1000);
+    stack.sandbox.faults.clear();
   }, 60_000);
+
+  it('settles 20 purchases sent at once: every buyer gets a key, the receiver gets 20 prices', async () => {
+    const { header } = await challenge();
+    const payers = Array.from({ length: 20 }, () => freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic));
+    const payments: string[] = [];
+    for (const payer of payers) {
+      payments.push(
+        encodeX402Header(await createExactPayment({ ledger: stack.ledger, payer, requirements: header.accepts[0] })),
+      );
+    }
+    const receiverBefore = stack.usdc(stack.scenario.paymentReceiver);
+    const answers = await Promise.all(
+      payments.map(async (payment, index) => {
+        const answer = await subscribe({ email: `crowd-${index}@example.com` }, { 'X-PAYMENT-SIGNATURE': payment });
+        const body = (await answer.json()) as Record<string, unknown>;
+        return { status: answer.status, code: body['code'], apiKey: body['apiKey'] };
+      }),
+    );
+    expect(answers.map((answer) => ({ status: answer.status, code: answer.code }))).toEqual(
+      payers.map(() => ({ status: 200, code: undefined })),
+    );
+    expect(new Set(answers.map((answer) => answer.apiKey)).size).toBe(20);
+    expect(stack.usdc(stack.scenario.paymentReceiver) - receiverBefore).toBe(20n * PRICE);
+    for (const payer of payers) expect(stack.usdc(payer.address)).toBe(0n);
+  }, 120_000);
 
   it('refuses a prepared payment signed by another key before touching the ledger', async () => {
     const payer = freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic);

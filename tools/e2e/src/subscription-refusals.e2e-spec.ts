@@ -119,14 +119,15 @@ describe('refused purchases', () => {
       'an expired authorization',
       'PAYMENT_EXPIRED',
       async (payer) => {
+        // Twelve ledgers (3 s) of life: building the payment simulates it once signed, which must still pass.
         const latest = (await stack.ledger.getLatestLedger()).sequence;
         const payment = await createExactPayment({
           ledger: stack.ledger,
           payer,
           requirements,
-          expirationLedger: latest + 1,
+          expirationLedger: latest + 12,
         });
-        await waitForLedger(latest + 2);
+        await waitForLedger(latest + 13);
         return payment;
       },
     ],

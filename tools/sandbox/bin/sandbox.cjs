@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-// Runs the sandbox from its TypeScript sources (SWC, @rp/* aliases from tsconfig.base.json):
+// Runs the sandbox as plain JavaScript compiled from its TypeScript sources (tools/compile/compile.cjs):
 //   node tools/sandbox/bin/sandbox.cjs      (settings: see tools/sandbox/src/main.ts)
-const path = require('node:path');
+const { compiledPath, ensureCompiled } = require('../../compile/compile.cjs');
 
-const root = path.resolve(__dirname, '../../..');
-process.env.SWC_NODE_PROJECT ??= path.join(root, 'tsconfig.base.json');
-require('@swc-node/register');
-require(path.join(root, 'tools', 'sandbox', 'src', 'main.ts'));
+ensureCompiled();
+process.setSourceMapsEnabled(true);
+require(compiledPath('tools/sandbox/src/main.ts'));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -41,12 +41,21 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-const TLS_DIR = path.resolve(__dirname, '../tls');
+/** The loopback certificate: `tools/sandbox/tls`, found from here whether this runs from source or from dist/dev. */
+const TLS_DIR = (() => {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'tools/sandbox/tls');
+    if (existsSync(path.join(candidate, 'loopback.crt'))) return candidate;
+    if (path.dirname(dir) === dir) throw new Error(`tools/sandbox/tls not found above ${__dirname}`);
+  }
+})();
 
 /** Starts every stand-in on loopback and, unless told otherwise, loads the demo scenario. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? '127.0.0.1';
-  const ledger = new SandboxLedger();
+  const interval = options.ledgerIntervalMs ?? 5000;
+  // Ledgers a second or more apart get a past at that pace (x402 clients measure it); faster test ledgers do not.
+  const ledger = new SandboxLedger({ historyIntervalSeconds: interval >= 1000 ? interval / 1000 : 0 });
   const faults = new FaultInjector();
   const channels = new ChannelStandIns();
   const tls = {
@@ -87,7 +96,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const smtpPort = await channels.smtp.start(options.smtpPort ?? 2525, host);
 
   const scenario = control.load(options.scenario ?? 'demo');
-  const interval = options.ledgerIntervalMs ?? 5000;
   const timer = interval > 0 ? setInterval(() => ledger.closeLedger(), interval) : undefined;
   timer?.unref();
 

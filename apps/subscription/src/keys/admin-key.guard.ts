@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { SubscriptionErrorCode as Code } from '@rp/contracts';
-import { ApiError } from '@rp/platform';
-import type { Request } from 'express';
+import { ApiError, type HttpRequest, headerOf } from '@rp/platform';
 import { SubscriptionConfig } from '../config/subscription.config';
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
@@ -15,7 +14,7 @@ export class AdminKeyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const expected = this.config.RMS_ADMIN_API_KEY;
     if (!expected) throw new ApiError(503, Code.ADMIN_NOT_CONFIGURED, 'Admin routes are not configured on this server');
-    const given = context.switchToHttp().getRequest<Request>().get('x-admin-key');
+    const given = headerOf(context.switchToHttp().getRequest<HttpRequest>().headers, 'x-admin-key');
     if (!given || !timingSafeEqual(digest(given), digest(expected))) {
       throw new ApiError(403, Code.INVALID_ADMIN_KEY, 'x-admin-key is missing or wrong');
     }

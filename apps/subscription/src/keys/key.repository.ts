@@ -51,6 +51,14 @@ export class KeyRepository {
     return (await this.keys()).findOne({ email, revokedAt: null }, { sort: { field: 'expiresAt', direction: 'desc' } });
   }
 
+  /** Revokes every key still usable that a payment paid for; returns how many. */
+  async revokeForPayment(paymentId: string, at: Date): Promise<number> {
+    const keys = await this.keys();
+    const issued = await keys.find({ paymentId, revokedAt: null });
+    for (const key of issued) await keys.updateOne({ id: key.id }, { set: { revokedAt: at } });
+    return issued.length;
+  }
+
   async revoke(id: string, at: Date): Promise<KeyRecord | null> {
     return (await (await this.keys()).updateOne({ id }, { set: { revokedAt: at } })).document;
   }

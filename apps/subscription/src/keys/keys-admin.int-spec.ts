@@ -1,11 +1,11 @@
 /**
- * The key side of the subscription service in-process, on embedded PGlite and the test Redis: partner keys
+ * The key side of the subscription service in-process, on embedded SQLite and the test Redis: partner keys
  * behind the admin key, introspection for the gateway (behind the internal token), revocation and expiry.
  */
 import { randomUUID } from 'node:crypto';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type CallerIdentity } from '@rp/contracts';
-import { createApp, loadConfig, signInternalRequest } from '@rp/platform';
+import { createApp, initApp, loadConfig, signInternalRequest } from '@rp/platform';
 import request from 'supertest';
 import { SubscriptionConfig } from '../config/subscription.config';
 import { subscriptionApp } from '../subscription.app';
@@ -15,17 +15,22 @@ import { KeysService } from './keys.service';
 const ADMIN = 'admin-key-for-integration-tests';
 const TOKEN = 'internal-token-for-integration-tests';
 
-function signed(method: string, path: string, identity?: CallerIdentity): Record<string, string> {
+/** `body`: the object supertest will send, as the JSON text whose hash the signature covers. */
+function signed(method: string, path: string, identity?: CallerIdentity, body?: object): Record<string, string> {
   const requestId = randomUUID();
-  return { ...signInternalRequest({ token: TOKEN, method, path, requestId, identity }), 'x-request-id': requestId };
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  return {
+    ...signInternalRequest({ token: TOKEN, method, path, requestId, identity, body: text }),
+    'x-request-id': requestId,
+  };
 }
 
 describe('partner keys, introspection and revocation', () => {
-  let app: NestExpressApplication;
+  let app: NestFastifyApplication;
 
   beforeAll(async () => {
     const config = loadConfig(SubscriptionConfig, {
-      DATABASE_URL: 'pglite://memory',
+      DATABASE_URL: 'sqlite://memory',
       REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
       RMS_ADMIN_API_KEY: ADMIN,
       INTERNAL_TOKEN: TOKEN,
@@ -33,7 +38,7 @@ describe('partner keys, introspection and revocation', () => {
       LOG_LEVEL: 'silent',
     });
     app = await createApp(subscriptionApp, config);
-    await app.init();
+    await initApp(app);
   }, 60_000);
   afterAll(() => app?.close());
 
@@ -41,10 +46,12 @@ describe('partner keys, introspection and revocation', () => {
   const introspect = (apiKey: unknown) =>
     request(server())
       .post('/internal/keys/introspect')
-      .set(signed('POST', '/internal/keys/introspect'))
+      .set(signed('POST', '/internal/keys/introspect', undefined, { apiKey }))
       .send({ apiKey });
   const issuePartner = (body: object, adminKey: string | null = ADMIN) => {
-    const call = request(server()).post('/api/v1/keys/partners').set(signed('POST', '/api/v1/keys/partners'));
+    const call = request(server())
+      .post('/api/v1/keys/partners')
+      .set(signed('POST', '/api/v1/keys/partners', undefined, body));
     return (adminKey === null ? call : call.set('x-admin-key', adminKey)).send(body);
   };
 
@@ -122,8 +129,16 @@ describe('partner keys, introspection and revocation', () => {
       asset: 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA',
       amount: '2026000',
       amountUsd: '0.2026',
+      digest: 'b'.repeat(64),
+      authExpiresLedger: 1_000_000,
     });
-    await payments.markSettled(payment.id, 'a'.repeat(64), paidAt);
+    await payments.markSettling(payment.id, {
+      txHash: 'a'.repeat(64),
+      lane: 'GB3JDWCQJCWMJ3IILWIGDTQJJC5567PGVEVXSCVPEQOTDN64VJBDQBYX',
+      validUntil: paidAt,
+      maxFee: 200_000n,
+    });
+    await payments.markSettled(payment.id, { paidAt, ledger: 12 });
     const { record } = await app.get(KeysService).issue({
       network: 'ledger:testnet',
       tier: 'standard',
@@ -174,7 +189,7 @@ describe('partner keys, introspection and revocation', () => {
   it('answers 503 PAYMENT_NOT_CONFIGURED and 404 SUBSCRIPTION_NOT_FOUND', async () => {
     const subscribe = await request(server())
       .post('/api/v1/keys/subscribe')
-      .set(signed('POST', '/api/v1/keys/subscribe'))
+      .set(signed('POST', '/api/v1/keys/subscribe', undefined, { email: 'a@example.com' }))
       .send({ email: 'a@example.com' });
     expect({ status: subscribe.status, code: subscribe.body.code }).toEqual({
       status: 503,

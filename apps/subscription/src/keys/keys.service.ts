@@ -60,6 +60,12 @@ export class KeysService {
     return keyState(await this.keys.findById(keyId), now);
   }
 
+  /** Revokes the keys a payment issued before (a buyer collecting its key again gets a fresh one). */
+  async revokeForPayment(paymentId: string): Promise<void> {
+    const revoked = await this.keys.revokeForPayment(paymentId, new Date());
+    if (revoked > 0) this.logger.log({ paymentId, revoked }, 'keys of a collected payment revoked');
+  }
+
   async revoke(keyId: string): Promise<KeyRecord | null> {
     const record = await this.keys.revoke(keyId, new Date());
     if (record) this.logger.log({ keyId, prefix: record.prefix }, 'API key revoked');

@@ -1,8 +1,7 @@
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Delete, Param, ParseUUIDPipe, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Header, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
 import { type LedgerNetwork, PartnerKeyRequest, SubscriptionErrorCode as Code } from '@rp/contracts';
 import { ApiError, ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
-import type { Response } from 'express';
 import { SubscriptionConfig } from '../config/subscription.config';
 import { AdminKeyGuard } from './admin-key.guard';
 import { KEY_SHOWN_ONCE, KeysService } from './keys.service';
@@ -21,8 +20,9 @@ export class PartnerKeysController {
   ) {}
 
   @Post('partners')
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Issue a partner key with custom rate limit, burst and duration (admin)' })
-  async issue(@Body() body: PartnerKeyRequest, @Res({ passthrough: true }) res: Response) {
+  async issue(@Body() body: PartnerKeyRequest) {
     const network = this.config.X402_LEDGER_NETWORK as LedgerNetwork;
     const { apiKey, record } = await this.keys.issue({
       network,
@@ -35,7 +35,6 @@ export class PartnerKeysController {
       projectName: body.projectName ?? null,
       paymentId: null,
     });
-    res.setHeader('Cache-Control', 'no-store');
     return {
       apiKey,
       keyId: record.id,

@@ -1,6 +1,5 @@
 import { CAIP2_NETWORK, type LedgerNetwork } from '@rp/contracts';
-import { networkPassphrase, usdcContract } from '@rp/ledger';
-import { Keypair } from '@stellar/stellar-sdk';
+import { type LedgerKeypair, keypairFromSecret, networkPassphrase, settlementLanes, usdcContract } from '@rp/ledger';
 import type { SubscriptionConfig } from '../config/subscription.config';
 
 /** Public testnet RPC, used when no `CONTRACT_RPC_URL` is set on testnet; pubnet has no default. */
@@ -20,8 +19,18 @@ export interface PaymentSettings {
   amount: bigint;
   priceUsd: string;
   durationDays: number;
-  sponsor: Keypair;
+  sponsor: LedgerKeypair;
+  /** The sponsor and its settlement lanes: never a payer, a source or an authorizer of a payment. */
+  sponsorAccounts: ReadonlySet<string>;
   rpcUrl: string;
+  rpcTimeoutMs: number;
+  /** The most the sponsor pays for one settlement, in stroops. */
+  maxSettlementFee: bigint;
+  /** How many settlement lanes (derived from the sponsor) may be used. */
+  settlementLanes: number;
+  /** How long a purchase waits for its settlement before it answers 202. */
+  settlementTimeoutMs: number;
+  reconcileIntervalMs: number;
 }
 
 /** `'0.2026'` -> `2026000n`: exact decimal arithmetic on the string, never a float. */
@@ -45,6 +54,8 @@ export function resolvePaymentSettings(config: SubscriptionConfig): PaymentSetti
     (network === 'ledger:testnet' ? TESTNET_RPC : undefined);
   if (!config.X402_PAYMENT_ADDRESS_LEDGER || !config.X402_FACILITATOR_LEDGER_SECRET_KEY || !rpcUrl) return undefined;
   const amount = usdToBaseUnits(config.X402_SUBSCRIPTION_PRICE);
+  const sponsor = keypairFromSecret(config.X402_FACILITATOR_LEDGER_SECRET_KEY);
+  const lanes = settlementLanes(sponsor, config.X402_SETTLEMENT_LANES);
   return {
     network,
     caip2: CAIP2_NETWORK[network],
@@ -54,7 +65,13 @@ export function resolvePaymentSettings(config: SubscriptionConfig): PaymentSetti
     amount,
     priceUsd: baseUnitsToUsd(amount),
     durationDays: config.X402_SUBSCRIPTION_DAYS,
-    sponsor: Keypair.fromSecret(config.X402_FACILITATOR_LEDGER_SECRET_KEY),
+    sponsor,
+    sponsorAccounts: new Set([sponsor, ...lanes].map((key) => key.publicKey())),
     rpcUrl,
+    rpcTimeoutMs: config.LEDGER_RPC_TIMEOUT_MS,
+    maxSettlementFee: BigInt(config.X402_MAX_SETTLEMENT_FEE_STROOPS),
+    settlementLanes: config.X402_SETTLEMENT_LANES,
+    settlementTimeoutMs: config.SETTLEMENT_TIMEOUT_MS,
+    reconcileIntervalMs: config.SETTLEMENT_RECONCILE_INTERVAL_MS,
   };
 }

@@ -4,16 +4,21 @@ import { type Collection, type CollectionDefinition, DocumentStore, DuplicateKey
 export type PaymentFlow = 'direct' | 'assisted';
 
 /**
- * One payment. It is written as `settling` before the transaction is sent, so the unique index on payer + auth
- * nonce turns a concurrent replay into a conflict instead of a second settlement; a refused payment's record is
- * deleted again.
+ * reserved: claimed (payer + auth nonce), nothing sent yet; settling: the settlement (its hash recorded) may have
+ * been sent; settled: it succeeded on the ledger, money moved; failed: it failed on the ledger, no money moved, the
+ * same payment is refused for good. A record is deleted (released) only when nothing can have been applied.
  */
+export type PaymentStatus = 'reserved' | 'settling' | 'settled' | 'failed';
+
 export interface PaymentRecord {
   id: string;
   payer: string;
   nonce: string;
-  status: 'settling' | 'settled';
-  txHash?: string;
+  status: PaymentStatus;
+  /** sha256 of what the buyer sent: an identical retry (a buyer who lost the answer) has the same. */
+  digest: string;
+  /** The payer's authorization is dead after this ledger. */
+  authExpiresLedger: number;
   email: string;
   projectName: string | null;
   flow: PaymentFlow;
@@ -22,8 +27,26 @@ export interface PaymentRecord {
   amount: string;
   amountUsd: string;
   createdAt: Date;
+  /** Settlement, from `settling` on. */
+  txHash?: string;
+  lane?: string;
+  /** The settlement can never be applied after this moment (its time bound). */
+  validUntil?: Date;
+  /** The most the sponsor pays for it, stroops. */
+  maxFee?: string;
+  sentAt?: Date;
+  /** Settled. */
   paidAt?: Date;
+  feeCharged?: string;
+  ledger?: number;
+  /** The key issued for this payment (the latest, when a buyer collected it again). */
+  keyId?: string;
+  /** Failed. */
+  failedAt?: Date;
+  failure?: string;
 }
+
+export type NewPayment = Omit<PaymentRecord, 'id' | 'status' | 'createdAt'>;
 
 export const PAYMENTS: CollectionDefinition = {
   name: 'payments',
@@ -33,10 +56,22 @@ export const PAYMENTS: CollectionDefinition = {
   ],
 };
 
-export class PaymentReplayedError extends Error {
-  override readonly name = 'PaymentReplayedError';
+/** Another request claimed this payer + nonce first. */
+export class PaymentClaimedError extends Error {
+  override readonly name = 'PaymentClaimedError';
 }
 
+export interface Settling {
+  txHash: string;
+  lane: string;
+  validUntil: Date;
+  maxFee: bigint;
+}
+
+/**
+ * Payments and their transitions. Every transition names the state it leaves, so the request that settles a
+ * payment and a reconciler on another replica can both try and exactly one succeeds.
+ */
 @Injectable()
 export class PaymentRepository {
   private collection?: Promise<Collection<PaymentRecord>>;
@@ -48,39 +83,108 @@ export class PaymentRepository {
     return this.collection;
   }
 
-  /** Claims payer + nonce for a settlement; `PaymentReplayedError` when the payment was used before. */
-  async reserve(payment: Omit<PaymentRecord, 'id' | 'status' | 'createdAt'>): Promise<PaymentRecord> {
+  /** Claims payer + nonce; `PaymentClaimedError` when another request did first. */
+  async reserve(payment: NewPayment): Promise<PaymentRecord> {
     try {
-      return await (await this.payments()).insert({ ...payment, status: 'settling', createdAt: new Date() });
+      return await (await this.payments()).insert({ ...payment, status: 'reserved', createdAt: new Date() });
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw new PaymentReplayedError('payment already used');
+      if (error instanceof DuplicateKeyError) throw new PaymentClaimedError('payment already claimed');
       throw error;
     }
   }
 
-  async release(id: string): Promise<void> {
-    await (await this.payments()).delete({ id, status: 'settling' });
+  findClaim(payer: string, nonce: string): Promise<PaymentRecord | null> {
+    return this.payments().then((payments) => payments.findOne({ payer, nonce }));
   }
 
-  async markSettled(id: string, txHash: string, paidAt: Date): Promise<PaymentRecord> {
-    try {
-      const result = await (await this.payments()).updateOne({ id }, { set: { status: 'settled', txHash, paidAt } });
-      if (!result.document) throw new Error(`payment ${id} vanished while settling`);
-      return result.document;
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) throw new PaymentReplayedError('transaction already recorded');
-      throw error;
-    }
+  async find(id: string): Promise<PaymentRecord | null> {
+    return (await this.payments()).findOne({ id });
   }
 
-  async findUsed(payer: string, nonce: string): Promise<PaymentRecord | null> {
-    return (await this.payments()).findOne({ payer, nonce });
+  /** reserved -> settling, with the settlement's hash: written before the settlement is sent. */
+  async markSettling(id: string, settling: Settling): Promise<PaymentRecord> {
+    const result = await (
+      await this.payments()
+    ).updateOne(
+      { id, status: 'reserved' },
+      {
+        set: {
+          status: 'settling',
+          txHash: settling.txHash,
+          lane: settling.lane,
+          validUntil: settling.validUntil,
+          maxFee: settling.maxFee.toString(),
+          sentAt: new Date(),
+        },
+      },
+    );
+    if (!result.document) throw new Error(`payment ${id} was not reserved when its settlement was recorded`);
+    return result.document;
+  }
+
+  /** settling -> settled; `undefined` when it was not settling any more (someone else resolved it). */
+  async markSettled(
+    id: string,
+    outcome: { paidAt: Date; ledger: number; feeCharged?: bigint },
+  ): Promise<PaymentRecord | undefined> {
+    const result = await (
+      await this.payments()
+    ).updateOne(
+      { id, status: 'settling' },
+      {
+        set: {
+          status: 'settled',
+          paidAt: outcome.paidAt,
+          ledger: outcome.ledger,
+          ...(outcome.feeCharged !== undefined && { feeCharged: outcome.feeCharged.toString() }),
+        },
+      },
+    );
+    return result.document ?? undefined;
+  }
+
+  /** settling -> failed; `undefined` when it was not settling any more. */
+  async markFailed(id: string, failure: string): Promise<PaymentRecord | undefined> {
+    const result = await (
+      await this.payments()
+    ).updateOne({ id, status: 'settling' }, { set: { status: 'failed', failure, failedAt: new Date() } });
+    return result.document ?? undefined;
+  }
+
+  /**
+   * Deletes a record in `status` (reserved or settling) so the same payment can be tried again. Callers release
+   * only what the ledger cannot have applied: nothing sent, a send the network rejected, or a settlement past its
+   * time bound that no ledger holds.
+   */
+  async release(id: string, status: 'reserved' | 'settling'): Promise<boolean> {
+    return (await (await this.payments()).delete({ id, status })) > 0;
+  }
+
+  async attachKey(id: string, keyId: string): Promise<void> {
+    await (await this.payments()).updateOne({ id }, { set: { keyId } });
+  }
+
+  /** Settlements whose outcome is not known yet. */
+  async unresolved(limit = 100): Promise<PaymentRecord[]> {
+    return (await this.payments()).find({ status: 'settling' }, { sort: { field: 'sentAt', direction: 'asc' }, limit });
+  }
+
+  /** Claims that never got as far as a settlement (the process stopped in between). */
+  async staleReservations(olderThan: Date, limit = 100): Promise<PaymentRecord[]> {
+    return (await this.payments()).find({ status: 'reserved', createdAt: { $lt: olderThan } }, { limit });
   }
 
   async lastSettled(email: string): Promise<PaymentRecord | null> {
     return (await this.payments()).findOne(
       { email, status: 'settled' },
       { sort: { field: 'paidAt', direction: 'desc' } },
+    );
+  }
+
+  async lastSettling(email: string): Promise<PaymentRecord | null> {
+    return (await this.payments()).findOne(
+      { email, status: 'settling' },
+      { sort: { field: 'sentAt', direction: 'desc' } },
     );
   }
 }

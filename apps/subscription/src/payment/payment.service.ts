@@ -1,164 +1,110 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, SubscriptionErrorCode as Code } from '@rp/contracts';
 import {
-  type ExactExpectation,
-  type ExactRequirements,
-  LedgerRpcError,
-  MalformedTransferError,
+  type ExpirationWindow,
   type PaymentPayload,
-  type PaymentRequired,
-  type SettlementReceipt,
-  ASSUMED_LEDGER_SECONDS,
-  PAYMENT_REQUIRED_HEADER,
-  X402_VERSION,
-  brokenExactRule,
+  type SettlementSimulation,
   brokenExpirationRule,
-  encodeX402Header,
-  paymentNonce,
-  readExactTransfer,
+  simulateSettlement,
 } from '@rp/ledger';
-import { ApiError } from '@rp/platform';
-import { LedgerSettlement } from './ledger-settlement';
-import { RULE_REFUSALS, facilitatorRefusal, ledgerUnavailable } from './payment-refusals';
-import { MAX_TIMEOUT_SECONDS, type PaymentSettings } from './payment-settings';
-import { type PaymentFlow, type PaymentRecord, PaymentRepository, PaymentReplayedError } from './payment.repository';
-
-/** Ledgers of slack on the expiration bound, as the reference facilitator allows. */
-const EXPIRATION_TOLERANCE = 2;
+import { PayerCooldownRepository } from './payer-cooldown.repository';
+import { PaymentContext } from './payment-context';
+import { expectationOf, isRefusal, readPayment } from './payment-reading';
+import type { PaymentRefusal } from './payment-refusals';
+import { MAX_TIMEOUT_SECONDS } from './payment-settings';
+import { PaymentClaimedError, type PaymentFlow, type PaymentRecord, PaymentRepository } from './payment.repository';
+import { SettlementService } from './settlement.service';
 
 export interface Buyer {
   email: string;
   projectName: string | null;
 }
 
-export interface AcceptedPayment {
-  record: PaymentRecord;
-  receipt: SettlementReceipt;
+/** A payment as a request brings it. */
+export interface PaymentClaim {
+  payload: PaymentPayload;
+  buyer: Buyer;
+  flow: PaymentFlow;
+  /** Where the payment came from (a header, `txJson`): named in refusals. */
+  field: string;
+  /** sha256 of exactly what the buyer sent: an identical retry has the same (DECISIONS.md, lost answers). */
+  digest: string;
 }
 
+/** What became of a claimed payment. */
+export type PaymentOutcome =
+  /** Settled, now or before (`recovered`: the identical payment again, to collect a key whose answer was lost). */
+  | { kind: 'paid'; record: PaymentRecord; recovered: boolean }
+  /** Sent, not yet final within the settlement bound (202): the same payment again collects the key. */
+  | { kind: 'settling'; record: PaymentRecord; retryAfterSeconds: number }
+  | { kind: 'refused'; refusal: PaymentRefusal };
+
 /**
- * The rules of taking a payment: requirements, the 402 answer, every exact-scheme check (the static ones locally
- * and before any RPC call), replay protection, settlement and the record. A refused payment leaves no record.
+ * The rules of taking a payment, in the order that spends least on a bad one: every rule that needs no RPC call
+ * (signature included), then what we already know about the payment (collect, in progress, replayed, failed before:
+ * no RPC but a ledger number), the payer's cooldown, the expiration window, our own simulation of the settlement and
+ * its fee against our cap, the claim, and the settlement.
  */
 @Injectable()
 export class PaymentService {
   private readonly logger = new Logger(PaymentService.name);
 
   constructor(
-    private readonly settlement: LedgerSettlement,
+    private readonly context: PaymentContext,
     private readonly payments: PaymentRepository,
+    private readonly cooldown: PayerCooldownRepository,
+    private readonly settlement: SettlementService,
   ) {}
 
-  /** The settings, or 503 PAYMENT_NOT_CONFIGURED. */
-  settings(): PaymentSettings {
-    const settings = this.settlement.settings;
-    if (!settings) {
-      throw new ApiError(503, Code.PAYMENT_NOT_CONFIGURED, 'Payment is not configured on this server', {
-        headers: { 'Retry-After': '300' },
-      });
-    }
-    return settings;
-  }
+  async accept(claim: PaymentClaim): Promise<PaymentOutcome> {
+    const { settings, ledger, timing } = this.context.current();
+    const deadline = Date.now() + settings.settlementTimeoutMs;
+    const read = readPayment(claim.payload, settings, claim.field);
+    if (isRefusal(read)) return refused(read);
 
-  requirements(): ExactRequirements {
-    const settings = this.settings();
-    return {
-      scheme: 'exact',
-      network: settings.caip2,
-      amount: settings.amount.toString(),
-      asset: settings.asset,
-      payTo: settings.payTo,
-      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-      extra: { areFeesSponsored: true },
-    };
-  }
+    const known = await this.payments.findClaim(read.payer, read.nonce);
+    const answer = known && (await this.answerKnown(known, claim));
+    if (answer) return answer;
+    const wait = await this.cooldown.remainingSeconds(read.payer);
+    if (wait > 0) return refused({ kind: 'payer_cooling_down', retryAfterSeconds: wait });
 
-  /** The 402 answer: the spec's body, x402 v2's `accepts` and the `PAYMENT-REQUIRED` header. */
-  paymentRequired(resourceUrl: string, code: string = Code.PAYMENT_REQUIRED, message = 'Payment required'): ApiError {
-    const settings = this.settings();
-    const requirements = this.requirements();
-    const challenge: PaymentRequired = {
-      x402Version: X402_VERSION,
-      error: message,
-      resource: {
-        url: resourceUrl,
-        description: `API key, ${settings.durationDays} days`,
-        mimeType: 'application/json',
-      },
-      accepts: [requirements],
-    };
-    return new ApiError(402, code, message, {
-      body: {
-        paymentRequirements: {
-          scheme: requirements.scheme,
-          network: settings.network,
-          payTo: requirements.payTo,
-          asset: requirements.asset,
-          amount: requirements.amount,
-          maxTimeoutSeconds: requirements.maxTimeoutSeconds,
-        },
-        x402Version: X402_VERSION,
-        accepts: challenge.accepts,
-      },
-      headers: { [PAYMENT_REQUIRED_HEADER]: encodeX402Header(challenge) },
-    });
-  }
-
-  /** Verifies and settles `payload`; throws the 4xx/5xx ApiError of the first broken rule. */
-  async accept(
-    payload: PaymentPayload,
-    buyer: Buyer,
-    flow: PaymentFlow,
-    context: { resourceUrl: string; field: string },
-  ): Promise<AcceptedPayment> {
-    const settings = this.settings();
-    const refuse = (code: string, message: string) => this.paymentRequired(context.resourceUrl, code, message);
-    if (payload.x402Version !== X402_VERSION) {
-      throw refuse(Code.PAYMENT_VERSION_UNSUPPORTED, `Only x402Version ${X402_VERSION} is accepted`);
-    }
-    if (payload.accepted.scheme !== 'exact')
-      throw refuse(Code.PAYMENT_SCHEME_UNSUPPORTED, 'Only scheme exact is accepted');
-    if (payload.accepted.network !== settings.caip2) {
-      throw refuse(
-        Code.PAYMENT_NETWORK_MISMATCH,
-        `The payment is for ${payload.accepted.network}, not ${settings.caip2}`,
-      );
-    }
-
-    const transfer = this.read(payload, settings, context.field);
-    const expected: ExactExpectation = {
-      asset: settings.asset,
-      payTo: settings.payTo,
-      amount: settings.amount,
-      sponsors: new Set([settings.sponsor.publicKey()]),
-      passphrase: settings.passphrase,
-    };
-    const broken = brokenExactRule(transfer, expected);
-    if (broken) throw refuse(RULE_REFUSALS[broken].code, RULE_REFUSALS[broken].message);
-
-    const payer = transfer.from ?? '';
-    const nonce = paymentNonce(transfer) ?? '';
-    if (await this.payments.findUsed(payer, nonce)) throw replayed();
-
-    const currentLedger = await this.ask(() => this.settlement.latestLedger());
-    const maxLedger = currentLedger + Math.ceil(MAX_TIMEOUT_SECONDS / ASSUMED_LEDGER_SECONDS) + EXPIRATION_TOLERANCE;
-    const late = brokenExpirationRule(transfer, { currentLedger, maxLedger });
-    if (late) throw refuse(RULE_REFUSALS[late].code, RULE_REFUSALS[late].message);
-
-    return this.settle(payload, { payer, nonce, buyer, flow, settings }, refuse);
-  }
-
-  private async settle(
-    payload: PaymentPayload,
-    claim: { payer: string; nonce: string; buyer: Buyer; flow: PaymentFlow; settings: PaymentSettings },
-    refuse: (code: string, message: string) => ApiError,
-  ): Promise<AcceptedPayment> {
-    const { settings } = claim;
-    let reservation: PaymentRecord;
+    let window: ExpirationWindow;
     try {
-      reservation = await this.payments.reserve({
-        payer: claim.payer,
-        nonce: claim.nonce,
+      window = await timing.window(MAX_TIMEOUT_SECONDS);
+    } catch (error) {
+      return refused({ kind: 'ledger_unavailable', detail: (error as Error).message });
+    }
+    const late = brokenExpirationRule(read.transfer, window);
+    if (late) return refused({ kind: 'rule', rule: late });
+
+    let simulation: SettlementSimulation;
+    try {
+      const simulated = await simulateSettlement(
+        ledger,
+        read.transfer,
+        expectationOf(settings),
+        settings.sponsor.publicKey(),
+        settings.settlementLanes > 0,
+      );
+      if ('kind' in simulated) return refused({ kind: 'simulation_failed', detail: simulated.detail });
+      simulation = simulated;
+    } catch (error) {
+      return refused({ kind: 'ledger_unavailable', detail: (error as Error).message });
+    }
+    if (simulation.totalFee > settings.maxSettlementFee) {
+      this.logger.warn(
+        { fee: simulation.totalFee.toString(), cap: settings.maxSettlementFee.toString() },
+        'settlement fee above the cap: refused, nothing sent',
+      );
+      return refused({ kind: 'busy', reason: 'the network fee is above our cap right now', retryAfterSeconds: 30 });
+    }
+
+    let reserved: PaymentRecord;
+    try {
+      reserved = await this.payments.reserve({
+        payer: read.payer,
+        nonce: read.nonce,
+        digest: claim.digest,
+        authExpiresLedger: read.authExpiresLedger,
         email: claim.buyer.email,
         projectName: claim.buyer.projectName,
         flow: claim.flow,
@@ -168,58 +114,61 @@ export class PaymentService {
         amountUsd: settings.priceUsd,
       });
     } catch (error) {
-      if (error instanceof PaymentReplayedError) throw replayed();
+      if (error instanceof PaymentClaimedError) return refused({ kind: 'in_progress', retryAfterSeconds: 2 });
       throw error;
     }
-
-    let outcome: Awaited<ReturnType<LedgerSettlement['settle']>>;
-    try {
-      outcome = await this.settlement.settle(payload, this.requirements());
-    } catch (error) {
-      await this.payments.release(reservation.id);
-      throw this.ledgerTrouble(error);
-    }
-    if (!outcome.settled) {
-      await this.payments.release(reservation.id);
-      const refusal = facilitatorRefusal(outcome.reason);
-      this.logger.warn({ payer: claim.payer, reason: outcome.reason, txHash: outcome.txHash }, 'payment refused');
-      if (refusal.status === 502) throw ledgerUnavailable(outcome.reason, ' to settle the payment');
-      throw refuse(refusal.code, `The ledger refused the payment (${outcome.reason})`);
-    }
-    const record = await this.payments.markSettled(reservation.id, outcome.txHash, new Date());
-    this.logger.log({ payer: claim.payer, txHash: outcome.txHash, flow: claim.flow }, 'payment settled');
-    return {
-      record,
-      receipt: { success: true, transaction: outcome.txHash, network: settings.caip2, payer: claim.payer },
-    };
-  }
-
-  private read(payload: PaymentPayload, settings: PaymentSettings, field: string) {
-    try {
-      return readExactTransfer(payload.payload.transaction, settings.passphrase);
-    } catch (error) {
-      if (!(error instanceof MalformedTransferError)) throw error;
-      const where = `${field}.payload.transaction`;
-      throw new ApiError(400, ErrorCode.VALIDATION_FAILED, `${where} is not a base64 transaction envelope`, {
-        details: [{ field: where, message: 'is not a base64 transaction envelope' }],
-      });
+    const result = await this.settlement.settle(reserved, read.transfer, simulation, window, deadline);
+    const retryAfterSeconds = Math.max(1, window.closeSeconds);
+    switch (result.state) {
+      case 'settled':
+        return { kind: 'paid', record: result.record, recovered: false };
+      case 'failed':
+        return refused({
+          kind: 'failed_on_ledger',
+          txHash: result.record.txHash,
+          failure: result.record.failure ?? '',
+        });
+      case 'settling':
+        return { kind: 'settling', record: result.record, retryAfterSeconds };
+      case 'not_sent':
+        if (result.reason === 'ledger_unavailable')
+          return refused({ kind: 'ledger_unavailable', detail: result.detail });
+        if (result.reason === 'auth_too_short') return refused({ kind: 'rule', rule: 'expired' });
+        return refused({ kind: 'busy', reason: result.detail, retryAfterSeconds });
     }
   }
 
-  private async ask<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      throw this.ledgerTrouble(error);
+  /**
+   * A payment seen before. Being settled: looked up once (it may have landed since), else in progress. Settled:
+   * the identical payment (same bytes, same email) while its authorization lives is a buyer collecting a key whose
+   * answer was lost; anything else is a replay. Failed on the ledger: refused for good, the ledger not asked again.
+   * `undefined` when the lookup found its settlement past its time bound and released it: it is new again.
+   */
+  private async answerKnown(known: PaymentRecord, claim: PaymentClaim): Promise<PaymentOutcome | undefined> {
+    let record = known;
+    if (record.status === 'settling') {
+      const { resolution, record: latest } = await this.settlement.resolve(record);
+      if (resolution === 'released') return undefined;
+      record = latest;
     }
-  }
-
-  private ledgerTrouble(error: unknown): ApiError {
-    this.logger.error({ err: error }, 'ledger RPC failed during payment');
-    return ledgerUnavailable(error, error instanceof LedgerRpcError ? ` (${error.kind})` : '');
+    if (record.status === 'failed') {
+      return refused({ kind: 'failed_on_ledger', txHash: record.txHash, failure: record.failure ?? '' });
+    }
+    if (record.status !== 'settled') {
+      return refused({ kind: 'in_progress', txHash: record.txHash, retryAfterSeconds: 2 });
+    }
+    if (record.email !== claim.buyer.email || record.digest !== claim.digest) return refused({ kind: 'replayed' });
+    let currentLedger: number;
+    try {
+      currentLedger = (await this.context.current().ledger.getLatestLedger()).sequence;
+    } catch (error) {
+      return refused({ kind: 'ledger_unavailable', detail: (error as Error).message });
+    }
+    if (currentLedger > record.authExpiresLedger) return refused({ kind: 'replayed' });
+    return { kind: 'paid', record, recovered: true };
   }
 }
 
-function replayed(): ApiError {
-  return new ApiError(409, Code.PAYMENT_REPLAYED, 'This payment was already used; no new key is issued');
+function refused(refusal: PaymentRefusal): PaymentOutcome {
+  return { kind: 'refused', refusal };
 }

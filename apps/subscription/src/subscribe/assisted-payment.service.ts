@@ -1,7 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, SubscriptionErrorCode as Code, type PreparedPayment } from '@rp/contracts';
+import { type PreparedPayment } from '@rp/contracts';
 import {
-  ASSUMED_LEDGER_SECONDS,
   AssistedSignatureError,
   type PaymentPayload,
   SimulationFailedError,
@@ -9,13 +9,11 @@ import {
   attachAssistedSignatures,
   authorizationPreimages,
   buildExactTransfer,
-  finalizeExactTransfer,
 } from '@rp/ledger';
-import { ApiError } from '@rp/platform';
-import { LedgerSettlement } from '../payment/ledger-settlement';
-import { ledgerUnavailable } from '../payment/payment-refusals';
+import { PaymentContext } from '../payment/payment-context';
+import type { PaymentRefusal } from '../payment/payment-refusals';
 import { MAX_TIMEOUT_SECONDS } from '../payment/payment-settings';
-import { PaymentService } from '../payment/payment.service';
+import { PaymentAnswers } from './payment-answers';
 
 /** What `txJson` carries between prepare and complete. The server re-checks all of it on complete. */
 interface PreparedTransaction {
@@ -31,34 +29,36 @@ export interface SignedPreparation {
   maxLedger: number;
 }
 
+/** What prepare could not do, in the payment service's terms. */
+export type PrepareRefusal =
+  | { kind: 'wallet_cannot_pay'; detail: string }
+  | { kind: 'ledger_unavailable'; detail: string };
+
 /**
- * The server-assisted flow for wallets that can sign authorization entries but not build payments: prepare
- * builds and simulates the transfer and hands out the preimages; complete checks the signatures against the
- * payer (no RPC call before that) and turns the result into the same payment the direct flow accepts.
+ * The server-assisted flow for wallets that can sign authorization entries but not build payments: prepare builds
+ * and simulates the transfer and hands out the preimages, for the expiration every party computes (`LedgerTiming`);
+ * complete checks the signatures against the payer (no RPC call) and turns them into the same payment the direct
+ * flow takes, whose every static rule and replay check then run before any simulation.
  */
 @Injectable()
 export class AssistedPaymentService {
   constructor(
-    private readonly payments: PaymentService,
-    private readonly settlement: LedgerSettlement,
+    private readonly context: PaymentContext,
+    private readonly answers: PaymentAnswers,
   ) {}
 
-  async prepare(walletAddress: string): Promise<PreparedPayment> {
-    const settings = this.payments.settings();
-    const ledger = this.settlement.ledger;
-    if (!ledger) throw new Error('payment is not configured');
+  async prepare(walletAddress: string): Promise<PreparedPayment | PrepareRefusal> {
+    const { settings, ledger, timing } = this.context.current();
     let envelope: string;
+    let maxLedger: number;
     try {
-      const assembled = await buildExactTransfer(ledger, walletAddress, this.payments.requirements());
+      const assembled = await buildExactTransfer(ledger, walletAddress, this.answers.requirements());
       envelope = assembled.toEnvelope().toXDR('base64');
+      maxLedger = (await timing.window(MAX_TIMEOUT_SECONDS)).expirationLedger;
     } catch (error) {
-      if (!(error instanceof SimulationFailedError)) throw ledgerUnavailable(error);
-      throw new ApiError(422, Code.PAYMENT_SIMULATION_FAILED, `The wallet cannot make this payment: ${error.message}`);
+      if (error instanceof SimulationFailedError) return { kind: 'wallet_cannot_pay', detail: error.message };
+      return { kind: 'ledger_unavailable', detail: (error as Error).message };
     }
-    const latest = await ledger.getLatestLedger().catch((error: unknown) => {
-      throw ledgerUnavailable(error);
-    });
-    const maxLedger = latest.sequence + Math.ceil(MAX_TIMEOUT_SECONDS / ASSUMED_LEDGER_SECONDS);
     const prepared = authorizationPreimages(envelope, settings.passphrase, maxLedger);
     const txJson: PreparedTransaction = { network: settings.caip2, transaction: prepared.envelope };
     return {
@@ -71,12 +71,14 @@ export class AssistedPaymentService {
   }
 
   /**
-   * The signed payment as a direct-flow payload: signatures verified locally first, then the transfer simulated
-   * again with them (signature checks cost resources) for its final fee.
+   * The signed payment as a direct-flow payload, with the digest an identical retry shares. Pure: the signatures
+   * are verified locally and nothing is simulated here (the payment service simulates its own settlement, after
+   * every static rule and the replay check).
    */
-  async signedPayload(input: SignedPreparation): Promise<PaymentPayload> {
-    const settings = this.payments.settings();
+  signedPayload(input: SignedPreparation): { payload: PaymentPayload; digest: string } | PaymentRefusal {
+    const { settings } = this.context.current();
     const prepared = parseTxJson(input.txJson);
+    if (!prepared) return { kind: 'malformed', field: 'txJson', message: 'must be the txJson prepare returned' };
     let transaction: string;
     try {
       transaction = attachAssistedSignatures({
@@ -89,39 +91,35 @@ export class AssistedPaymentService {
       });
     } catch (error) {
       if (!(error instanceof AssistedSignatureError)) throw error;
-      const detail = { details: [{ field: error.field, message: error.message.replace(/^\S+ /, '') }] };
-      if (error.field.startsWith('signedAuthEntries['))
-        throw new ApiError(402, Code.PAYMENT_BAD_SIGNATURE, error.message, detail);
-      throw new ApiError(400, ErrorCode.VALIDATION_FAILED, error.message, detail);
+      if (error.field.startsWith('signedAuthEntries[')) {
+        return { kind: 'rule', rule: 'bad_signature', field: error.field };
+      }
+      return { kind: 'malformed', field: error.field, message: error.reason };
     }
-    const ledger = this.settlement.ledger;
-    if (!ledger) throw new Error('payment is not configured');
-    try {
-      transaction = await finalizeExactTransfer(ledger, transaction, settings.passphrase);
-    } catch (error) {
-      if (!(error instanceof SimulationFailedError)) throw ledgerUnavailable(error);
-      throw new ApiError(402, Code.PAYMENT_SIMULATION_FAILED, `The ledger refuses this payment: ${error.message}`);
-    }
+    const digest = createHash('sha256')
+      .update(input.txJson)
+      .update('\n')
+      .update(input.signedAuthEntries.join(','))
+      .digest('hex');
     return {
-      x402Version: X402_VERSION,
-      accepted: { ...this.payments.requirements(), network: prepared.network },
-      payload: { transaction },
+      payload: {
+        x402Version: X402_VERSION,
+        accepted: { ...this.answers.requirements(), network: prepared.network },
+        payload: { transaction },
+      },
+      digest,
     };
   }
 }
 
-function parseTxJson(txJson: string): PreparedTransaction {
+function parseTxJson(txJson: string): PreparedTransaction | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(txJson);
   } catch {
-    parsed = undefined;
+    return undefined;
   }
-  const value = parsed as Partial<PreparedTransaction> | undefined;
-  if (!value || typeof value.transaction !== 'string' || typeof value.network !== 'string') {
-    throw new ApiError(400, ErrorCode.VALIDATION_FAILED, 'txJson must be the txJson prepare returned', {
-      details: [{ field: 'txJson', message: 'must be the txJson prepare returned' }],
-    });
-  }
+  const value = parsed as Partial<PreparedTransaction> | null;
+  if (!value || typeof value.transaction !== 'string' || typeof value.network !== 'string') return undefined;
   return { network: value.network, transaction: value.transaction };
 }

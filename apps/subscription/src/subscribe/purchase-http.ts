@@ -1,18 +1,10 @@
-import type { SettlementReceipt } from '@rp/ledger';
-import { PAYMENT_RESPONSE_HEADER, encodeX402Header } from '@rp/ledger';
-import type { Request, Response } from 'express';
+import { type HttpRequest, headerOf } from '@rp/platform';
 
 /** The URL the client called, as the gateway saw it (X-Forwarded-* from the proxy) or as it reached us. */
-export function resourceUrl(req: Request): string {
-  const proto = firstOf(req.get('x-forwarded-proto')) ?? req.protocol;
-  const host = firstOf(req.get('x-forwarded-host')) ?? req.get('host') ?? 'localhost';
-  return `${proto}://${host}${req.originalUrl.split('?')[0]}`;
-}
-
-/** Headers of a paid answer: the settlement receipt, and no caching of a body that holds a key. */
-export function sendReceipt(res: Response, receipt: SettlementReceipt): void {
-  res.setHeader(PAYMENT_RESPONSE_HEADER, encodeX402Header(receipt));
-  res.setHeader('Cache-Control', 'no-store');
+export function resourceUrl(req: HttpRequest): string {
+  const proto = firstOf(headerOf(req.headers, 'x-forwarded-proto')) ?? req.protocol;
+  const host = firstOf(headerOf(req.headers, 'x-forwarded-host')) ?? req.headers.host ?? 'localhost';
+  return `${proto}://${host}${req.url.split('?')[0]}`;
 }
 
 function firstOf(value: string | undefined): string | undefined {

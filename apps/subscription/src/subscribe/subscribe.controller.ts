@@ -1,61 +1,68 @@
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ErrorCode,
-  SubscribeRequest,
-  type SubscriptionGrant,
-  type SubscriptionStatus,
-  SubscriptionStatusQuery,
-} from '@rp/contracts';
+import { createHash } from 'node:crypto';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ErrorCode, SubscribeRequest, type SubscriptionStatus, SubscriptionStatusQuery } from '@rp/contracts';
 import { PAYMENT_HEADERS, PaymentHeaderError, type PaymentPayload, decodePaymentHeader } from '@rp/ledger';
-import { ApiError, ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
-import type { Request, Response } from 'express';
+import {
+  ApiError,
+  ApiErrorResponse,
+  type HttpReply,
+  type HttpRequest,
+  SecuritySchemeName,
+  headerOf,
+} from '@rp/platform';
 import { KEY_SHOWN_ONCE } from '../keys/keys.service';
-import { PaymentService } from '../payment/payment.service';
+import { PaymentConfiguredGuard } from '../payment/payment-context';
+import { PaymentAnswers } from './payment-answers';
+import { resourceUrl } from './purchase-http';
 import { SubscriptionsService } from './subscriptions.service';
-import { resourceUrl, sendReceipt } from './purchase-http';
 
 /** The direct flow: 402 with the requirements, then the signed payment in a header, then the key. */
 @ApiTags('subscription')
 @Controller('api/v1/keys/subscribe')
 export class SubscribeController {
   constructor(
-    private readonly payments: PaymentService,
+    private readonly answers: PaymentAnswers,
     private readonly subscriptions: SubscriptionsService,
   ) {}
 
   @Post()
-  @HttpCode(200)
+  @UseGuards(PaymentConfiguredGuard)
   @ApiOperation({
     summary: 'Buy an API key (direct x402 flow)',
     description:
       'Without a payment: 402 with `paymentRequirements`, `x402Version`, `accepts` and the `PAYMENT-REQUIRED` header. ' +
       'With a signed exact payment in `X-PAYMENT-SIGNATURE` (or `PAYMENT-SIGNATURE`, `X-PAYMENT`): verified, settled ' +
-      'with the server paying the fee, and answered with the key (shown once) and `PAYMENT-RESPONSE`.',
+      'with the server paying the fee, and answered with the key (shown once) and `PAYMENT-RESPONSE`. A settlement ' +
+      'not final within the settlement bound answers 202 `settling` with its txHash; the identical request sent again ' +
+      '(same payment, same email, while its authorization lives) then answers the grant with a fresh key for that ' +
+      'payment and revokes any key issued for it before: a client that lost the answer just retries.',
   })
   @ApiSecurity(SecuritySchemeName.payment)
   @ApiOkResponse({ description: 'The grant: apiKey, tier, rateLimit, expiresAt, durationDays, network, message' })
+  @ApiAcceptedResponse({
+    description: 'Sent, not final yet: {status: "settling", txHash}, with Retry-After; send the same request again',
+  })
   @ApiErrorResponse(402, 'Payment required, or the payment broke the rule named by `code`')
-  @ApiErrorResponse(409, 'PAYMENT_REPLAYED: this payment was already used')
+  @ApiErrorResponse(409, 'PAYMENT_REPLAYED (used before) or PAYMENT_IN_PROGRESS (being settled; Retry-After)')
+  @ApiErrorResponse(429, 'PAYER_COOLING_DOWN: this payer’s payments failed on the ledger')
   @ApiErrorResponse(502, 'LEDGER_UNAVAILABLE: nothing was charged')
-  @ApiErrorResponse(503, 'PAYMENT_NOT_CONFIGURED')
-  async subscribe(
-    @Body() body: SubscribeRequest,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<SubscriptionGrant> {
+  @ApiErrorResponse(503, 'PAYMENT_NOT_CONFIGURED, or SETTLEMENT_BUSY (nothing was charged; Retry-After)')
+  async subscribe(@Body() body: SubscribeRequest, @Req() req: HttpRequest, @Res() reply: HttpReply): Promise<void> {
     const url = resourceUrl(req);
-    const header = PAYMENT_HEADERS.find((name) => req.get(name) !== undefined);
-    if (!header) throw this.payments.paymentRequired(url);
-    const payload = readPayment(req.get(header) ?? '', header);
-    const { grant, receipt } = await this.subscriptions.purchase(
+    const header = PAYMENT_HEADERS.find((name) => headerOf(req.headers, name) !== undefined);
+    if (!header) throw this.answers.challenge(url);
+    const payload = readPayment(headerOf(req.headers, header) ?? '', header);
+    const outcome = await this.subscriptions.purchase({
       payload,
-      { email: body.email, projectName: body.projectName ?? null },
-      'direct',
-      { resourceUrl: url, field: header },
-    );
-    sendReceipt(res, receipt);
-    return { ...grant, message: KEY_SHOWN_ONCE };
+      buyer: { email: body.email, projectName: body.projectName ?? null },
+      flow: 'direct',
+      field: header,
+      digest: createHash('sha256').update(payload.payload.transaction).digest('hex'),
+    });
+    if (outcome.kind === 'refused') throw this.answers.refusal(outcome.refusal, url);
+    if (outcome.kind === 'settling') return this.answers.sendSettling(reply, outcome.txHash, outcome.retryAfterSeconds);
+    this.answers.sendPaid(reply, { ...outcome.grant, message: KEY_SHOWN_ONCE }, outcome.receipt);
   }
 
   @Get('status')
@@ -72,7 +79,7 @@ function readPayment(value: string, header: string): PaymentPayload {
   } catch (error) {
     if (!(error instanceof PaymentHeaderError)) throw error;
     throw new ApiError(400, ErrorCode.VALIDATION_FAILED, error.message, {
-      details: [{ field: error.field, message: error.message.replace(/^\S+ /, '') }],
+      details: [{ field: error.field, message: error.reason }],
     });
   }
 }

@@ -6,15 +6,22 @@ import {
   type SubscriptionGrant,
   type SubscriptionStatus,
 } from '@rp/contracts';
+import type { SettlementReceipt } from '@rp/ledger';
 import { ApiError } from '@rp/platform';
+import { SubscriptionConfig } from '../config/subscription.config';
 import { KeyRepository } from '../keys/key.repository';
 import { KeysService } from '../keys/keys.service';
-import type { PaymentPayload, SettlementReceipt } from '@rp/ledger';
-import type { PaymentFlow } from '../payment/payment.repository';
-import { type AcceptedPayment, type Buyer, PaymentService } from '../payment/payment.service';
-import { PaymentRepository } from '../payment/payment.repository';
+import { PaymentContext } from '../payment/payment-context';
+import type { PaymentRefusal } from '../payment/payment-refusals';
+import { type PaymentRecord, PaymentRepository } from '../payment/payment.repository';
+import { type PaymentClaim, PaymentService } from '../payment/payment.service';
 
 const DAY_MS = 86_400_000;
+
+export type PurchaseOutcome =
+  | { kind: 'granted'; grant: SubscriptionGrant; receipt: SettlementReceipt }
+  | { kind: 'settling'; txHash: string; retryAfterSeconds: number }
+  | { kind: 'refused'; refusal: PaymentRefusal };
 
 /** Turns a settled payment into a standard key, and answers what an email's subscription looks like. */
 @Injectable()
@@ -24,23 +31,34 @@ export class SubscriptionsService {
     private readonly keyRecords: KeyRepository,
     private readonly payments: PaymentRepository,
     private readonly payment: PaymentService,
+    private readonly context: PaymentContext,
+    private readonly config: SubscriptionConfig,
   ) {}
 
-  /** Takes the payment (every check, settlement, record) and issues the key it pays for. */
-  async purchase(
-    payload: PaymentPayload,
-    buyer: Buyer,
-    flow: PaymentFlow,
-    context: { resourceUrl: string; field: string },
-  ): Promise<{ grant: SubscriptionGrant; receipt: SettlementReceipt }> {
-    const accepted = await this.payment.accept(payload, buyer, flow, context);
-    return { grant: await this.grant(accepted), receipt: accepted.receipt };
+  /**
+   * Takes the payment and issues the key it pays for. A buyer collecting a payment settled before (its answer was
+   * lost, or it was 202) gets a fresh key for it, and the key issued before for that payment is revoked.
+   */
+  async purchase(claim: PaymentClaim): Promise<PurchaseOutcome> {
+    const outcome = await this.payment.accept(claim);
+    if (outcome.kind === 'refused') return outcome;
+    if (outcome.kind === 'settling') {
+      return { kind: 'settling', txHash: outcome.record.txHash ?? '', retryAfterSeconds: outcome.retryAfterSeconds };
+    }
+    const { record } = outcome;
+    if (outcome.recovered || record.keyId) await this.keys.revokeForPayment(record.id);
+    const grant = await this.grant(record);
+    const { settings } = this.context.current();
+    return {
+      kind: 'granted',
+      grant,
+      receipt: { success: true, transaction: record.txHash ?? '', network: settings.caip2, payer: record.payer },
+    };
   }
 
   /** A new standard key, valid `durationDays` from the payment. */
-  private async grant(accepted: AcceptedPayment): Promise<SubscriptionGrant> {
-    const settings = this.payment.settings();
-    const { record } = accepted;
+  private async grant(record: PaymentRecord): Promise<SubscriptionGrant> {
+    const { settings } = this.context.current();
     const { apiKey, record: key } = await this.keys.issue({
       network: settings.network,
       tier: 'standard',
@@ -52,6 +70,7 @@ export class SubscriptionsService {
       projectName: record.projectName,
       paymentId: record.id,
     });
+    await this.payments.attachKey(record.id, key.id);
     return {
       apiKey,
       tier: key.tier,
@@ -62,25 +81,37 @@ export class SubscriptionsService {
     };
   }
 
+  /**
+   * The subscription of an email: its last settled payment and the key that lasts longest; a payment still being
+   * settled is shown too (`settling`). 404 only when the email never paid and has nothing being settled: an email
+   * whose payment took money always gets an answer, even before its key was collected.
+   */
   async status(email: string, now = new Date()): Promise<SubscriptionStatus> {
-    const payment = await this.payments.lastSettled(email);
-    if (!payment || !payment.txHash || !payment.paidAt) {
+    const [settled, settling] = await Promise.all([
+      this.payments.lastSettled(email),
+      this.payments.lastSettling(email),
+    ]);
+    const shown = settled ?? settling;
+    if (!shown?.txHash) {
       throw new ApiError(404, Code.SUBSCRIPTION_NOT_FOUND, 'No payment was ever made with this email');
     }
-    const key = await this.keyRecords.latestFor(email);
-    const durationMs = (key ? key.expiresAt.getTime() - key.createdAt.getTime() : 0) || 30 * DAY_MS;
-    const expiresAt = key?.expiresAt ?? new Date(payment.paidAt.getTime() + durationMs);
+    const key = settled ? await this.keyRecords.latestFor(email) : null;
+    const paidAt = shown.paidAt ?? shown.sentAt ?? shown.createdAt;
+    const expiresAt = key?.expiresAt ?? new Date(paidAt.getTime() + this.config.X402_SUBSCRIPTION_DAYS * DAY_MS);
     return {
       active: key !== null && expiresAt.getTime() > now.getTime(),
       tier: key?.tier ?? 'standard',
       rateLimit: key?.rateLimit ?? STANDARD_RATE_LIMIT,
       expiresAt: expiresAt.toISOString(),
       lastPayment: {
-        network: payment.network,
-        amountUsd: payment.amountUsd,
-        txHash: payment.txHash,
-        paidAt: payment.paidAt.toISOString(),
+        network: shown.network,
+        amountUsd: shown.amountUsd,
+        txHash: shown.txHash,
+        paidAt: paidAt.toISOString(),
       },
+      ...(settling?.txHash && {
+        settling: { txHash: settling.txHash, since: (settling.sentAt ?? settling.createdAt).toISOString() },
+      }),
     };
   }
 }

@@ -21,8 +21,9 @@ export class EndpointPool {
     private readonly now: () => number = Date.now,
   ) {
     this.endpoints = [...new Set(urls)].map((url) => {
+      const origin = originOf(url);
       const server = new rpc.Server(url, { allowHttp: url.startsWith('http://') });
-      return { url, origin: new URL(url).origin, server, restUntil: 0 };
+      return { url, origin, server, restUntil: 0 };
     });
   }
 
@@ -44,5 +45,17 @@ export class EndpointPool {
 
   recovered(endpoint: RpcEndpoint): void {
     endpoint.restUntil = 0;
+  }
+}
+
+/**
+ * The URL's origin (scheme, host, port): what metrics and errors may show. A URL that does not parse is refused
+ * without echoing it (Node's own error would carry the whole input, API keys included).
+ */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new Error('a ledger RPC URL is not a valid URL (value not shown: it may hold credentials)');
   }
 }

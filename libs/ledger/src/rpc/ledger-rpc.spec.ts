@@ -1,6 +1,7 @@
 import { Account, Keypair, Networks, Operation, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { type AddressInfo } from 'node:net';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { Registry } from 'prom-client';
 import { LedgerRpc, type LedgerRpcOptions } from './ledger-rpc';
 import { LedgerRpcError, NetworkMismatchError } from './rpc-errors';
@@ -132,7 +133,8 @@ describe('LedgerRpc', () => {
       endpoint: new URL(url).origin,
       attempts: 2,
     });
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Two attempts of 100 ms, not a hang; room for a busy machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('resends the same envelope on TRY_AGAIN_LATER', async () => {
@@ -227,3 +229,59 @@ async function observationCounts(registry: Registry): Promise<Record<string, num
   }
   return counts;
 }
+
+describe('an RPC URL holding credentials (userinfo, path, query)', () => {
+  const SECRETS = ['rpc-user', 's3cret-pass', 'PATH-KEY-123', 'QUERY-KEY-456'];
+  const withCredentials = (origin: string) =>
+    `${origin.replace('http://', 'http://rpc-user:s3cret-pass@')}/rpc/PATH-KEY-123?apiKey=QUERY-KEY-456`;
+
+  /** Everything a log line or a metrics scrape could show of an error: message, stack, every enumerable field. */
+  function shown(error: unknown): string {
+    const fields = error instanceof Error ? { ...error, message: error.message, stack: error.stack } : error;
+    return `${String(error)} ${JSON.stringify(fields)}`;
+  }
+
+  it('shows only the origin in errors and metric labels when the endpoint answers 503', async () => {
+    const [, url] = await serve(() => ({ status: 503 }));
+    const origin = new URL(url).origin;
+    const registry = new Registry();
+    const error = await fast({ rpcUrl: withCredentials(origin), registry, maxAttempts: 2 })
+      .getHealth()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerRpcError);
+    expect((error as LedgerRpcError).endpoint).toBe(origin);
+    const metrics = await registry.metrics();
+    expect(metrics).toContain(`endpoint="${origin}"`);
+    for (const secret of SECRETS) {
+      expect(shown(error)).not.toContain(secret);
+      expect(metrics).not.toContain(secret);
+    }
+  });
+
+  it("never lets the HTTP client's own error (which holds the full URL) escape, even for an answer that is not HTTP", async () => {
+    const garbage = createTcpServer((socket) => socket.on('data', () => socket.end('garbage\r\n\r\n')));
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}`;
+      const error = await fast({ rpcUrl: withCredentials(origin), maxAttempts: 1 })
+        .getHealth()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LedgerRpcError);
+      expect(error).toMatchObject({ kind: 'unreachable', endpoint: origin });
+      for (const secret of SECRETS) expect(shown(error)).not.toContain(secret);
+    } finally {
+      await new Promise((resolve) => garbage.close(resolve));
+    }
+  });
+
+  it('refuses a URL that does not parse without echoing it', () => {
+    let error: unknown;
+    try {
+      new LedgerRpc({ rpcUrl: 'http://rpc-user:s3cret-pass@[bad/QUERY-KEY-456' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(Error);
+    for (const secret of SECRETS) expect(shown(error)).not.toContain(secret);
+  });
+});

@@ -1,5 +1,12 @@
 import type { LedgerNetwork } from '@rp/contracts';
-import type { Account, FeeBumpTransaction, Transaction, rpc, xdr } from '@stellar/stellar-sdk';
+import {
+  type Account,
+  type FeeBumpTransaction,
+  type Transaction,
+  TransactionBuilder,
+  type rpc,
+  type xdr,
+} from '@stellar/stellar-sdk';
 import type { Registry } from 'prom-client';
 import { networkPassphrase } from '../network/ledger-network';
 import { backoffDelay, sleep, withDeadline } from './backoff';
@@ -102,6 +109,11 @@ export class LedgerRpc {
     return this.call('simulateTransaction', (server) => server.simulateTransaction(tx));
   }
 
+  /** The simulation as the RPC sent it, not decoded: for callers that need only part of it. */
+  simulateTransactionRaw(tx: Transaction | FeeBumpTransaction): Promise<rpc.Api.RawSimulateTransactionResponse> {
+    return this.call('simulateTransaction', (server) => server._simulateTransaction(tx));
+  }
+
   /**
    * Resends the same signed envelope on transport failures and TRY_AGAIN_LATER: same hash, so a copy that did
    * arrive comes back as DUPLICATE rather than running twice.
@@ -112,12 +124,22 @@ export class LedgerRpc {
     });
   }
 
+  /** `sendTransaction` of a signed base64 envelope (a transaction or a fee bump) of this RPC's network. */
+  async sendEnvelope(envelope: string): Promise<rpc.Api.SendTransactionResponse> {
+    return this.sendTransaction(TransactionBuilder.fromXDR(envelope, await this.networkPassphrase()));
+  }
+
   getTransaction(hash: string): Promise<rpc.Api.GetTransactionResponse> {
     return this.call('getTransaction', (server) => server.getTransaction(hash));
   }
 
   getEvents(request: rpc.Api.GetEventsRequest): Promise<rpc.Api.GetEventsResponse> {
     return this.call('getEvents', (server) => server.getEvents(request));
+  }
+
+  /** Closed ledgers from `startLedger` on (or after a cursor), each with its close time. */
+  getLedgers(request: rpc.Api.GetLedgersRequest): Promise<rpc.Api.GetLedgersResponse> {
+    return this.call('getLedgers', (server) => server.getLedgers(request));
   }
 
   /** The configured network's passphrase, else the one the RPC reports (asked once). */

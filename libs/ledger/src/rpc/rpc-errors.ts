@@ -14,7 +14,8 @@ export interface AttemptFailure {
 
 /**
  * A ledger RPC call that failed for good. The message names the method, endpoint origin and cause, never the
- * request body (it may hold a signed envelope); the server's own error text is kept apart in `rpcMessage`.
+ * request body (it may hold a signed envelope) and never more of the URL than its origin (providers put API keys
+ * in userinfo, paths and queries); the server's own error text is kept apart in `rpcMessage`.
  */
 export class LedgerRpcError extends Error {
   override readonly name = 'LedgerRpcError';
@@ -95,6 +96,10 @@ export function classifyFailure(error: unknown): AttemptFailure | undefined {
   const code = typeof error['code'] === 'string' ? error['code'] : undefined;
   if (code && TIMEOUT_CODES.has(code)) return transport('timeout', code);
   if (code && NETWORK_CODES.has(code)) return transport('unreachable', code);
+  // Any other failure of the HTTP client itself (an answer that is not HTTP, a redirect loop): the endpoint's
+  // fault. Read as one, the client's own error (whose `config` holds the full URL, userinfo and query included)
+  // never leaves this module.
+  if (error['isAxiosError'] === true) return transport('unreachable', code ?? 'HTTP client error');
   // postObject throws the JSON-RPC `error` member itself: a plain object with a numeric code.
   if (!(error instanceof Error) && typeof error['code'] === 'number') {
     const rpcCode = error['code'];

@@ -1,2 +1,3 @@
 export * from './token-amount';
 export * from './token-client';
+export * from './token-errors';

@@ -1,20 +1,8 @@
-import {
-  Account,
-  Address,
-  BASE_FEE,
-  Contract,
-  TransactionBuilder,
-  nativeToScVal,
-  scValToNative,
-  type xdr,
-} from '@stellar/stellar-sdk';
+import { Address, Contract, nativeToScVal, scValToNative, type xdr } from '@stellar/stellar-sdk';
 import { InvalidAddressError, isContractAddress, isHolderAddress } from '../network/addresses';
 import type { LedgerRpc } from '../rpc/ledger-rpc';
-import { simulate } from '../transactions/simulate';
+import { EmptyReadError, SIMULATION_SOURCE, readContract } from '../transactions/contract-read';
 import { assertTokenAmount } from './token-amount';
-
-/** Simulation needs a well-formed source, not an existing one: the all-zero ed25519 key. */
-export const SIMULATION_SOURCE = 'GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF';
 
 /** A read returned a value of another type than SEP-41 promises (wrong contract?). */
 export class UnexpectedTokenValueError extends Error {
@@ -53,6 +41,13 @@ export class TokenClient {
     return value;
   }
 
+  /** What `spender` may still pull from `from` with `transfer_from` (0 once the approval expired). */
+  async allowance(from: string, spender: string): Promise<bigint> {
+    const value = await this.read('allowance', holder(from, 'from'), holder(spender, 'spender'));
+    if (typeof value !== 'bigint') throw new UnexpectedTokenValueError('allowance', this.contract.contractId());
+    return value;
+  }
+
   name(): Promise<string> {
     return this.readString('name');
   }
@@ -72,6 +67,24 @@ export class TokenClient {
     );
   }
 
+  /**
+   * `approve(from, spender, amount, expiration_ledger)`: lets `spender` pull up to `amount` of `from`'s balance with
+   * `transfer_from` until the ledger `expirationLedger` (inclusive). The caller simulates, signs and submits it.
+   */
+  approveInvocation(from: string, spender: string, amount: bigint, expirationLedger: number): xdr.Operation {
+    assertTokenAmount(amount);
+    if (!Number.isSafeInteger(expirationLedger) || expirationLedger < 0 || expirationLedger > 0xffff_ffff) {
+      throw new RangeError('expirationLedger must be a ledger sequence (u32)');
+    }
+    return this.contract.call(
+      'approve',
+      holder(from, 'from'),
+      holder(spender, 'spender'),
+      nativeToScVal(amount, { type: 'i128' }),
+      nativeToScVal(expirationLedger, { type: 'u32' }),
+    );
+  }
+
   private async readString(fn: string): Promise<string> {
     const value = await this.read(fn);
     if (typeof value !== 'string') throw new UnexpectedTokenValueError(fn, this.contract.contractId());
@@ -79,17 +92,12 @@ export class TokenClient {
   }
 
   private async read(fn: string, ...args: xdr.ScVal[]): Promise<unknown> {
-    const tx = new TransactionBuilder(new Account(this.source, '0'), {
-      fee: BASE_FEE,
-      networkPassphrase: await this.rpc.networkPassphrase(),
-    })
-      .addOperation(this.contract.call(fn, ...args))
-      .setTimeout(0)
-      .build();
-    const simulation = await simulate(this.rpc, tx);
-    const retval = simulation.result?.retval;
-    if (!retval) throw new UnexpectedTokenValueError(fn, this.contract.contractId());
-    return scValToNative(retval);
+    try {
+      return scValToNative(await readContract(this.rpc, this.contract.contractId(), fn, args, this.source));
+    } catch (error) {
+      if (error instanceof EmptyReadError) throw new UnexpectedTokenValueError(fn, this.contract.contractId());
+      throw error;
+    }
   }
 }
 

@@ -4,7 +4,8 @@ import { USDC_CONTRACT } from '../network/usdc';
 import { LedgerRpc } from '../rpc/ledger-rpc';
 import { SimulationFailedError } from '../transactions/simulate';
 import { InvalidTokenAmountError, assertTokenAmount } from './token-amount';
-import { SIMULATION_SOURCE, TokenClient, UnexpectedTokenValueError } from './token-client';
+import { SIMULATION_SOURCE } from '../transactions/contract-read';
+import { TokenClient, UnexpectedTokenValueError } from './token-client';
 
 const FROM = 'GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6';
 const TO = StrKey.encodeContract(Buffer.alloc(32, 9));
@@ -81,6 +82,24 @@ describe('TokenClient', () => {
     expect(invoked(op)).toEqual({ contract: TOKEN, fn: 'transfer', args: [FROM, TO, 1_000_000n] });
     const amount = op.body().invokeHostFunctionOp().hostFunction().invokeContract().args()[2];
     expect(amount.switch().name).toBe('scvI128');
+  });
+
+  it('reads what a spender may still pull', async () => {
+    const simulate = jest
+      .spyOn(ledger, 'simulateTransaction')
+      .mockResolvedValue(returning(nativeToScVal(500n, { type: 'i128' })));
+    await expect(token.allowance(FROM, TO)).resolves.toBe(500n);
+    const built = xdr.TransactionEnvelope.fromXDR(simulate.mock.calls[0][0].toXDR(), 'base64').v1().tx();
+    expect(invoked(built.operations()[0])).toEqual({ contract: TOKEN, fn: 'allowance', args: [FROM, TO] });
+  });
+
+  it('builds an approve invocation with an i128 amount and a u32 expiration ledger', () => {
+    const op = token.approveInvocation(FROM, TO, 2_000n, 1234);
+    expect(invoked(op)).toEqual({ contract: TOKEN, fn: 'approve', args: [FROM, TO, 2_000n, 1234] });
+    const args = op.body().invokeHostFunctionOp().hostFunction().invokeContract().args();
+    expect([args[2].switch().name, args[3].switch().name]).toEqual(['scvI128', 'scvU32']);
+    expect(() => token.approveInvocation(FROM, TO, 1n, -1)).toThrow(RangeError);
+    expect(() => token.approveInvocation(FROM, TO, -1n, 5)).toThrow(InvalidTokenAmountError);
   });
 
   it('rejects bad addresses and amounts', () => {

@@ -124,6 +124,24 @@ describe('LedgerWallet', () => {
     expect(Keypair.fromPublicKey(ADDRESS).verify(tx.hash(), tx.signatures[0].signature())).toBe(true);
   });
 
+  it('signs an envelope handed to it as XDR, for the network named', () => {
+    const tx = new TransactionBuilder(new Account(ADDRESS, '1'), { fee: '100', networkPassphrase: Networks.TESTNET })
+      .addOperation(Operation.bumpSequence({ bumpTo: '10' }))
+      .setTimeout(30)
+      .build();
+    const signed = TransactionBuilder.fromXDR(
+      wallet.signTransactionXdr(tx.toXDR(), Networks.TESTNET),
+      Networks.TESTNET,
+    );
+    expect(signed.signatures).toHaveLength(1);
+    expect(Keypair.fromPublicKey(ADDRESS).verify(tx.hash(), signed.signatures[0].signature())).toBe(true);
+    const elsewhere = TransactionBuilder.fromXDR(
+      wallet.signTransactionXdr(tx.toXDR(), Networks.PUBLIC),
+      Networks.TESTNET,
+    );
+    expect(Keypair.fromPublicKey(ADDRESS).verify(tx.hash(), elsewhere.signatures[0].signature())).toBe(false);
+  });
+
   describe('signAuthEntry', () => {
     const entry = new xdr.SorobanAuthorizationEntry({
       credentials: xdr.SorobanCredentials.sorobanCredentialsAddress(

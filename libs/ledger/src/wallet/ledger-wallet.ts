@@ -1,4 +1,12 @@
-import { FeeBumpTransaction, Keypair, Transaction, contract, hash, xdr } from '@stellar/stellar-sdk';
+import {
+  FeeBumpTransaction,
+  Keypair,
+  Transaction,
+  TransactionBuilder,
+  contract,
+  hash,
+  xdr,
+} from '@stellar/stellar-sdk';
 import { mnemonicToSeed } from './mnemonic';
 import { InvalidDerivationIndexError, deriveEd25519Key, isDerivationIndex, sep5Path } from './slip10';
 
@@ -59,6 +67,16 @@ export class LedgerWallet {
   signTransaction<T extends Transaction | FeeBumpTransaction>(tx: T): T {
     tx.sign(this.#keypair);
     return tx;
+  }
+
+  /**
+   * Signs a transaction envelope (base64) for the network of `networkPassphrase` and returns the signed envelope: what
+   * a wallet does with the unsigned XDR a builder hands it.
+   */
+  signTransactionXdr(transactionXdr: string, networkPassphrase: string): string {
+    const tx = TransactionBuilder.fromXDR(transactionXdr, networkPassphrase);
+    tx.sign(this.#keypair);
+    return tx.toXDR();
   }
 
   /** Ed25519 signature of a 32-byte hash (a transaction or auth-entry payload hash). */

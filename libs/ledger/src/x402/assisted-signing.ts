@@ -2,14 +2,15 @@ import { xdr } from '@stellar/stellar-sdk';
 import { accountSignatureScVal, authorizationPreimage, verifyAuthorizationSignature } from './exact-transfer';
 
 /** A signature of the server-assisted flow that does not belong to the payer or to its preimage. */
+/** A part of the assisted payment is wrong: `field` names it, `reason` says what is wrong with it. */
 export class AssistedSignatureError extends Error {
   override readonly name = 'AssistedSignatureError';
 
   constructor(
     readonly field: string,
-    message: string,
+    readonly reason: string,
   ) {
-    super(message);
+    super(`${field} ${reason}`);
   }
 }
 
@@ -30,7 +31,7 @@ function parseEnvelope(envelope: string, field: string): xdr.TransactionEnvelope
     if (parsed.switch() !== xdr.EnvelopeType.envelopeTypeTx()) throw new Error('not a v1 envelope');
     return parsed;
   } catch {
-    throw new AssistedSignatureError(field, `${field} does not hold a transaction envelope`);
+    throw new AssistedSignatureError(field, 'does not hold a transaction envelope');
   }
 }
 
@@ -71,12 +72,12 @@ export interface AssistedSignatures {
 export function attachAssistedSignatures(input: AssistedSignatures): string {
   const parsed = parseEnvelope(input.envelope, 'txJson');
   const entries = addressEntries(parsed);
-  if (entries.length === 0) throw new AssistedSignatureError('txJson', 'txJson holds no authorization to sign');
+  if (entries.length === 0) throw new AssistedSignatureError('txJson', 'holds no authorization to sign');
   if (input.preimageXdrs.length !== entries.length) {
-    throw new AssistedSignatureError('preimageXdrs', `preimageXdrs must hold ${entries.length} preimage(s)`);
+    throw new AssistedSignatureError('preimageXdrs', `must hold ${entries.length} preimage(s)`);
   }
   if (input.signatures.length !== entries.length) {
-    throw new AssistedSignatureError('signedAuthEntries', `signedAuthEntries must hold ${entries.length} signature(s)`);
+    throw new AssistedSignatureError('signedAuthEntries', `must hold ${entries.length} signature(s)`);
   }
   entries.forEach((entry, index) => {
     const credentials = entry.credentials().address();
@@ -84,14 +85,14 @@ export function attachAssistedSignatures(input: AssistedSignatures): string {
     if (expected.toXDR('base64') !== input.preimageXdrs[index]) {
       throw new AssistedSignatureError(
         `preimageXdrs[${index}]`,
-        `preimageXdrs[${index}] is not the preimage of the prepared transaction at maxLedger`,
+        'is not the preimage of the prepared transaction at maxLedger',
       );
     }
     const signature = Buffer.from(input.signatures[index], 'base64');
     if (!verifyAuthorizationSignature(expected, input.payer, signature)) {
       throw new AssistedSignatureError(
         `signedAuthEntries[${index}]`,
-        `signedAuthEntries[${index}] is not walletAddress's signature of preimage ${index}`,
+        `is not walletAddress's signature of preimage ${index}`,
       );
     }
     credentials.signatureExpirationLedger(input.maxLedger);

@@ -11,7 +11,9 @@ import {
 import { networkFromCaip2, networkPassphrase } from '../network/ledger-network';
 import type { LedgerRpc } from '../rpc/ledger-rpc';
 import { buildInvocation } from '../transactions/build-invocation';
+import { TOKEN_CONTRACT_ERRORS } from '../token/token-errors';
 import { assemble, simulate } from '../transactions/simulate';
+import { LedgerTiming } from './ledger-timing';
 import { type ExactRequirements, type PaymentPayload, X402_VERSION } from './x402-messages';
 
 /** What signs a payer's authorization: a `LedgerWallet`, or any holder of an ed25519 key. */
@@ -20,15 +22,17 @@ export interface AuthorizationSigner {
   signHash(digest: Uint8Array): Buffer;
 }
 
-/** Ledger close time assumed when turning `maxTimeoutSeconds` into ledgers (the x402 reference uses 5 s). */
-export const ASSUMED_LEDGER_SECONDS = 5;
-
 export interface ExactPaymentRequest {
   ledger: LedgerRpc;
   payer: AuthorizationSigner;
   requirements: ExactRequirements;
-  /** Expiration of the authorization; default `latest + ceil(maxTimeoutSeconds / 5)`. */
+  /**
+   * Expiration of the authorization; default the window every party computes (`LedgerTiming`:
+   * `latest + ceil(maxTimeoutSeconds / recent close time)`).
+   */
   expirationLedger?: number;
+  /** Reuse a timing (its measured close time is cached); one is made for this call otherwise. */
+  timing?: LedgerTiming;
   /** Leave the authorization unsigned (tests of the verifier). */
   unsigned?: boolean;
   resource?: PaymentPayload['resource'];
@@ -64,7 +68,7 @@ export async function buildExactTransfer(
     validUntil: Math.floor(Date.now() / 1000) + requirements.maxTimeoutSeconds,
     network: networkFromCaip2(requirements.network),
   });
-  return assemble(tx, await simulate(ledger, tx));
+  return assemble(tx, await simulate(ledger, tx, TOKEN_CONTRACT_ERRORS));
 }
 
 /**
@@ -73,7 +77,7 @@ export async function buildExactTransfer(
  */
 export async function finalizeExactTransfer(ledger: LedgerRpc, envelope: string, passphrase: string): Promise<string> {
   const tx = new Transaction(envelope, passphrase);
-  return assemble(tx, await simulate(ledger, tx))
+  return assemble(tx, await simulate(ledger, tx, TOKEN_CONTRACT_ERRORS))
     .toEnvelope()
     .toXDR('base64');
 }
@@ -87,9 +91,9 @@ export async function createExactPayment(request: ExactPaymentRequest): Promise<
   const { ledger, payer, requirements } = request;
   const passphrase = networkPassphrase(networkFromCaip2(requirements.network));
   const assembled = await buildExactTransfer(ledger, payer.address, requirements);
-  const latest = (await ledger.getLatestLedger()).sequence;
   const expiration =
-    request.expirationLedger ?? latest + Math.ceil(requirements.maxTimeoutSeconds / ASSUMED_LEDGER_SECONDS);
+    request.expirationLedger ??
+    (await (request.timing ?? new LedgerTiming(ledger)).window(requirements.maxTimeoutSeconds)).expirationLedger;
   const envelope = assembled.toEnvelope();
   if (request.unsigned) return payloadOf(envelope.toXDR('base64'), requirements, request.resource);
   const operation = envelope.v1().tx().operations()[0].body().invokeHostFunctionOp();

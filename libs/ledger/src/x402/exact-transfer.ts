@@ -38,6 +38,7 @@ export type ExactRule =
   | 'wrong_asset'
   | 'wrong_recipient'
   | 'wrong_amount'
+  | 'self_transfer'
   | 'sponsor_as_payer'
   | 'unsigned'
   | 'bad_signature'
@@ -206,6 +207,8 @@ export function brokenExactRule(
   }
   if (expected.sponsors.has(transfer.from)) return 'sponsor_as_payer';
   if (transfer.to !== expected.payTo) return 'wrong_recipient';
+  // transfer(payTo, payTo, amount) passes every other rule and moves nothing.
+  if (transfer.from === expected.payTo) return 'self_transfer';
   if (transfer.amount !== expected.amount) return 'wrong_amount';
   return brokenAuthorizationRule(transfer, expected) ?? (window && brokenExpirationRule(transfer, window));
 }

@@ -56,9 +56,10 @@ export class PaymentHeaderError extends Error {
 
   constructor(
     readonly field: string,
-    message: string,
+    /** What is wrong with `field`; the message is the two together. */
+    readonly reason: string,
   ) {
-    super(message);
+    super(`${field} ${reason}`);
   }
 }
 
@@ -71,7 +72,7 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 export function decodePaymentHeader(value: string, header = 'X-PAYMENT-SIGNATURE'): PaymentPayload {
   const text = value.trim();
   if (text.length === 0 || text.length % 4 === 1 || !BASE64.test(text)) {
-    throw new PaymentHeaderError(header, `${header} must be base64`);
+    throw new PaymentHeaderError(header, 'must be base64');
   }
   let parsed: unknown;
   try {
@@ -79,22 +80,19 @@ export function decodePaymentHeader(value: string, header = 'X-PAYMENT-SIGNATURE
       Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64').toString('utf8'),
     );
   } catch {
-    throw new PaymentHeaderError(header, `${header} must be base64 of a JSON payment payload`);
+    throw new PaymentHeaderError(header, 'must be base64 of a JSON payment payload');
   }
-  if (!isObject(parsed)) throw new PaymentHeaderError(header, `${header} must hold a JSON object`);
+  if (!isObject(parsed)) throw new PaymentHeaderError(header, 'must hold a JSON object');
   if (typeof parsed['x402Version'] !== 'number') {
-    throw new PaymentHeaderError(`${header}.x402Version`, 'x402Version must be a number');
+    throw new PaymentHeaderError(`${header}.x402Version`, 'must be a number');
   }
   const accepted = parsed['accepted'];
   if (!isObject(accepted) || typeof accepted['scheme'] !== 'string' || typeof accepted['network'] !== 'string') {
-    throw new PaymentHeaderError(`${header}.accepted`, 'accepted must be the payment requirements the client chose');
+    throw new PaymentHeaderError(`${header}.accepted`, 'must be the payment requirements the client chose');
   }
   const payload = parsed['payload'];
   if (!isObject(payload) || typeof payload['transaction'] !== 'string' || payload['transaction'].length === 0) {
-    throw new PaymentHeaderError(
-      `${header}.payload.transaction`,
-      'payload.transaction must be a base64 transaction envelope',
-    );
+    throw new PaymentHeaderError(`${header}.payload.transaction`, 'must be a base64 transaction envelope');
   }
   return parsed as unknown as PaymentPayload;
 }

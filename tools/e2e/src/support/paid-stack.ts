@@ -9,6 +9,7 @@ export const ADMIN_KEY = 'e2e-admin-key-0123456789';
 export interface PaidStack {
   sandbox: RunningSandbox;
   scenario: LoadedScenario;
+  /** The running subscription process (a new one after `crashSubscription`). */
   subscription: AppProcess;
   gateway: AppProcess;
   /** The gateway's `/api/v1`. */
@@ -17,12 +18,26 @@ export interface PaidStack {
   ledger: LedgerRpc;
   /** USDC balance in base units. */
   usdc(owner: string): bigint;
+  /** SIGKILLs the subscription service and starts it again on the same port with the same settings. */
+  crashSubscription(whileDown?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface PaidStackOptions {
+  /** Settings added to the subscription service's. */
+  subscriptionEnv?: Record<string, string>;
+  /** The sandbox's ledger close interval; 250 ms by default, 0 to close ledgers only on demand. */
+  ledgerIntervalMs?: number;
+}
+
 /** The sandbox in this process, the subscription service and the gateway as real processes in front of it. */
-export async function startPaidStack(extraSubscriptionEnv: Record<string, string> = {}): Promise<PaidStack> {
-  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 250 });
+export async function startPaidStack(options: PaidStackOptions = {}): Promise<PaidStack> {
+  const sandbox = await startSandbox({
+    port: 0,
+    tlsPort: 0,
+    smtpPort: 0,
+    ledgerIntervalMs: options.ledgerIntervalMs ?? 250,
+  });
   trustSandboxCertificate(sandbox.tlsCertificate);
   const scenario = sandbox.scenario;
   if (!scenario) throw new Error('the demo scenario did not load');
@@ -36,7 +51,7 @@ export async function startPaidStack(extraSubscriptionEnv: Record<string, string
       CONTRACT_RPC_URL: sandbox.rpcUrl,
       RMS_ADMIN_API_KEY: ADMIN_KEY,
       INTERNAL_TOKEN: internalToken,
-      ...extraSubscriptionEnv,
+      ...options.subscriptionEnv,
     });
     const gateway = await startApp('gateway', {
       SUBSCRIPTION_URL: subscription.url,
@@ -44,8 +59,7 @@ export async function startPaidStack(extraSubscriptionEnv: Record<string, string
       KEY_CACHE_TTL_MS: '1000',
     });
     const ledger = new LedgerRpc({ rpcUrl: sandbox.rpcUrl, network: 'ledger:testnet' });
-    const started = subscription;
-    return {
+    const stack: PaidStack = {
       sandbox,
       scenario,
       subscription,
@@ -54,12 +68,19 @@ export async function startPaidStack(extraSubscriptionEnv: Record<string, string
       internalToken,
       ledger,
       usdc: (owner) => sandbox.control.setup.balance(scenario.usdc, owner),
+      crashSubscription: async (whileDown) => {
+        await stack.subscription.kill();
+        await whileDown?.();
+        stack.subscription = stack.subscription.respawn();
+        await stack.subscription.waitReady(60_000);
+      },
       close: async () => {
         await gateway.stop();
-        await started.stop();
+        await stack.subscription.stop();
         await sandbox.close();
       },
     };
+    return stack;
   } catch (error) {
     await subscription?.stop();
     await sandbox.close();

@@ -74,6 +74,11 @@ export class SandboxSetup {
     this.ledger.invokePrivileged(token, 'mint', [address(to), i128(amount)]);
   }
 
+  /** Moves tokens between holders as if `from` had signed the transfer. */
+  transfer(token: string, from: string, to: string, amount: bigint): void {
+    this.ledger.invokePrivileged(token, 'transfer', [address(from), address(to), i128(amount)]);
+  }
+
   balance(token: string, owner: string): bigint {
     return toBigInt(this.ledger.view(token, 'balance', [address(owner)]));
   }
@@ -114,6 +119,11 @@ export class SandboxSetup {
     this.ledger.invokePrivileged(contractId, 'set_status', [u32(0)]);
     this.directory.pools.push({ name, contractId, oracle, reserves: [] });
     return contractId;
+  }
+
+  /** Sets a pool's status as its admin would: 0-1 active, 2-3 on ice, 4-5 frozen. */
+  setPoolStatus(pool: string, status: number): void {
+    this.ledger.invokePrivileged(pool, 'set_status', [u32(status)]);
   }
 
   addReserve(pool: string, asset: string, config: Partial<Omit<ReserveConfig, 'index'>> = {}): number {

@@ -31,7 +31,16 @@ export interface SandboxLedgerOptions {
   readonly passphrase?: string;
   /** Clock in milliseconds, for close times. */
   readonly now?: () => number;
+  /**
+   * Seconds between ledgers of a made-up past: the history starts with 20 empty ledgers that closed this far
+   * apart, ending now, so a client measuring the close time (x402's expiration window) reads the configured
+   * pace from the first request, as it would on a network that has been running. Without it, history starts now.
+   */
+  readonly historyIntervalSeconds?: number;
 }
+
+/** How many ledgers the made-up past holds: what x402 clients average the close time over. */
+const HISTORY_LEDGERS = 20;
 
 export type SubmitOutcome =
   | { readonly status: 'PENDING' | 'DUPLICATE'; readonly hash: string }
@@ -59,13 +68,24 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   private readonly kinds = new Map<string, NativeContractKind>();
   private readonly queue: ParsedEnvelope[] = [];
   private records: LedgerHistory;
+  private readonly historyInterval: bigint;
 
   constructor(options: SandboxLedgerOptions = {}) {
     super();
     this.passphrase = options.passphrase ?? Networks.TESTNET;
     this.networkId = networkIdOf(this.passphrase);
     this.now = options.now ?? Date.now;
-    this.records = new LedgerHistory(this.nowSeconds());
+    this.historyInterval = BigInt(Math.max(0, Math.round(options.historyIntervalSeconds ?? 0)));
+    this.records = this.freshHistory();
+  }
+
+  private freshHistory(): LedgerHistory {
+    const now = this.nowSeconds();
+    if (this.historyInterval === 0n) return new LedgerHistory(now);
+    const genesis = now - this.historyInterval * BigInt(HISTORY_LEDGERS - 1);
+    const history = new LedgerHistory(genesis);
+    for (let i = 1n; i < BigInt(HISTORY_LEDGERS); i += 1n) history.close(genesis + i * this.historyInterval, []);
+    return history;
   }
 
   get latest(): ClosedLedger {
@@ -243,7 +263,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   reset(): void {
     this.state.clear();
     this.queue.length = 0;
-    this.records = new LedgerHistory(this.nowSeconds());
+    this.records = this.freshHistory();
   }
 
   private settings(sourceAccount: string | undefined): ExecutionSettings {

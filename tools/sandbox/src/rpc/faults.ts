@@ -1,11 +1,19 @@
 /**
  * Faults the control API can inject into the RPC stand-in, each for the next `count` calls of a method (or of
  * every method with `*`): a JSON-RPC error, an HTTP error status, added latency, `TRY_AGAIN_LATER` from
- * `sendTransaction`, or a transaction accepted as PENDING and then silently dropped.
+ * `sendTransaction`, a transaction accepted as PENDING and then silently dropped, or a call carried out whose
+ * answer is lost (`lose-reply`: the connection is cut after the work is done, as when a reply times out).
  */
-export type FaultKind = 'rpc-error' | 'http-error' | 'latency' | 'try-again-later' | 'drop';
+export type FaultKind = 'rpc-error' | 'http-error' | 'latency' | 'try-again-later' | 'drop' | 'lose-reply';
 
-export const FAULT_KINDS: readonly FaultKind[] = ['rpc-error', 'http-error', 'latency', 'try-again-later', 'drop'];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'rpc-error',
+  'http-error',
+  'latency',
+  'try-again-later',
+  'drop',
+  'lose-reply',
+];
 
 export interface FaultRule {
   readonly method: string;

@@ -55,6 +55,12 @@ export class RpcEndpoint {
       return;
     }
     try {
+      if (fault?.kind === 'lose-reply') {
+        // The work is done (a transaction is queued), then the answer never arrives.
+        this.rpc.call(method, params);
+        res.destroy();
+        return;
+      }
       const result = fault ? this.faulted(fault.kind, params) : this.rpc.call(method, params);
       sendJson(res, 200, { jsonrpc: '2.0', id, result });
     } catch (error) {

@@ -5,6 +5,7 @@ import { MalformedEnvelopeError } from '../ledger/transactions/envelope';
 import type { SandboxLedger } from '../ledger/sandbox-ledger';
 import { toLedgerEntry } from '../ledger/state/entries';
 import { LedgerEvents, type EventsRequest } from './ledger-events';
+import { ledgersPage } from './ledger-pages';
 
 export const PROTOCOL_VERSION = 23;
 const MAX_LEDGER_ENTRY_KEYS = 200;
@@ -77,6 +78,8 @@ export class SorobanRpc {
         return this.getTransaction(params);
       case 'getEvents':
         return this.events.query(params as EventsRequest);
+      case 'getLedgers':
+        return ledgersPage(this.ledger.history, PROTOCOL_VERSION, params);
       default:
         throw new RpcError(-32601, 'method not found');
     }

@@ -12,6 +12,12 @@ const sponsor = derivedKeypair('x402-sponsor');
 const paymentReceiver = derivedKeypair('x402-payment-receiver');
 const liquidityProvider = derivedKeypair('liquidity-provider');
 
+/**
+ * Settlement lanes of the demo sponsor the scenario funds: the subscription service settles up to this many
+ * payments in one ledger (X402_SETTLEMENT_LANES under `npm start`).
+ */
+export const DEMO_SETTLEMENT_LANES = 8;
+
 export const DEMO_ACCOUNTS = {
   /** Pays the fees of subscription payments (X402_FACILITATOR_LEDGER_SECRET_KEY). */
   sponsor: { address: sponsor.publicKey(), secret: sponsor.secret() },

@@ -1,9 +1,13 @@
-import { LedgerWallet, usdcContract } from '@rp/ledger';
+import { Keypair } from '@stellar/stellar-sdk';
+import { LedgerWallet, settlementLanes, usdcContract } from '@rp/ledger';
 import { SandboxSetup, UNIT } from '../control/sandbox-setup';
-import { DEMO_ACCOUNTS, DEMO_WALLETS } from './demo-accounts';
+import { DEMO_ACCOUNTS, DEMO_SETTLEMENT_LANES, DEMO_WALLETS } from './demo-accounts';
 
 export interface DemoWallet {
+  /** `endangered` is the wallet the demo agent runs under `npm start`. */
+  readonly key: keyof typeof DEMO_WALLETS;
   readonly label: string;
+
   readonly mnemonic: string;
   readonly address: string;
 }
@@ -17,6 +21,8 @@ export interface LoadedScenario {
   readonly swapReceiver: string;
   readonly sponsor: { readonly address: string; readonly secret: string };
   readonly paymentReceiver: string;
+  /** How many settlement lanes of the sponsor are funded. */
+  readonly settlementLanes: number;
   readonly wallets: readonly DemoWallet[];
 }
 
@@ -31,6 +37,10 @@ export const DEMO_PRICES = { usdc: 10_000_000n, xlm: 3_000_000n } as const;
  */
 export function loadDemoScenario(setup: SandboxSetup): LoadedScenario {
   setup.fund(DEMO_ACCOUNTS.sponsor.address, 10_000n * UNIT, 'x402 fee sponsor');
+  // Sequence sources of the sponsor's settlements; they pay no fees (the sponsor bumps them), so the minimum will do.
+  settlementLanes(Keypair.fromSecret(DEMO_ACCOUNTS.sponsor.secret), DEMO_SETTLEMENT_LANES).forEach((lane, index) =>
+    setup.fund(lane.publicKey(), 2n * UNIT, `x402 settlement lane ${index}`),
+  );
   setup.fund(DEMO_ACCOUNTS.paymentReceiver.address, 10n * UNIT, 'subscription payment receiver');
   setup.fund(DEMO_ACCOUNTS.liquidityProvider.address, 100n * UNIT, 'pool liquidity provider');
 
@@ -70,7 +80,7 @@ export function loadDemoScenario(setup: SandboxSetup): LoadedScenario {
       supplyCollateral: [{ asset: xlm, amount: 10_000n * UNIT }],
       borrow: [{ asset: usdc, amount: debts[key] }],
     });
-    return { label, mnemonic, address };
+    return { key, label, mnemonic, address };
   });
 
   return {
@@ -82,6 +92,7 @@ export function loadDemoScenario(setup: SandboxSetup): LoadedScenario {
     swapReceiver,
     sponsor: DEMO_ACCOUNTS.sponsor,
     paymentReceiver: DEMO_ACCOUNTS.paymentReceiver.address,
+    settlementLanes: DEMO_SETTLEMENT_LANES,
     wallets,
   };
 }

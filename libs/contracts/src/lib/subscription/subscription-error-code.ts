@@ -18,10 +18,18 @@ export const SubscriptionErrorCode = {
   PAYMENT_UNSAFE_AUTHORIZATION: 'PAYMENT_UNSAFE_AUTHORIZATION',
   PAYMENT_EXPIRED: 'PAYMENT_EXPIRED',
   PAYMENT_EXPIRES_TOO_LATE: 'PAYMENT_EXPIRES_TOO_LATE',
-  PAYMENT_FEE_OUT_OF_BOUNDS: 'PAYMENT_FEE_OUT_OF_BOUNDS',
   PAYMENT_SIMULATION_FAILED: 'PAYMENT_SIMULATION_FAILED',
-  PAYMENT_SETTLEMENT_FAILED: 'PAYMENT_SETTLEMENT_FAILED',
+  /** transfer(payTo, payTo, amount): it would move nothing. */
+  PAYMENT_SELF_TRANSFER: 'PAYMENT_SELF_TRANSFER',
+  /** The payment's settlement failed on the ledger earlier: it is refused without asking the ledger again. */
+  PAYMENT_FAILED_ON_LEDGER: 'PAYMENT_FAILED_ON_LEDGER',
   PAYMENT_REPLAYED: 'PAYMENT_REPLAYED',
+  /** The same payment is being settled right now: ask again after Retry-After. */
+  PAYMENT_IN_PROGRESS: 'PAYMENT_IN_PROGRESS',
+  /** The payer's payments keep failing on the ledger: its next one waits (429, Retry-After). */
+  PAYER_COOLING_DOWN: 'PAYER_COOLING_DOWN',
+  /** Our own contention (every settlement lane busy, fees above our cap): not the payment's fault (503). */
+  SETTLEMENT_BUSY: 'SETTLEMENT_BUSY',
   LEDGER_UNAVAILABLE: 'LEDGER_UNAVAILABLE',
   SUBSCRIPTION_NOT_FOUND: 'SUBSCRIPTION_NOT_FOUND',
   KEY_NOT_FOUND: 'KEY_NOT_FOUND',

@@ -14,6 +14,16 @@ export interface SubscriptionGrant {
   payTo?: string;
 }
 
+/**
+ * Answer (202) of subscribe and complete when the payment's settlement has been sent but is not yet final within
+ * the settlement bound. The same request sent again collects the grant once it is (DECISIONS.md, Subscription).
+ */
+export interface SettlingPayment {
+  status: 'settling';
+  /** The settlement's hash: look it up on the ledger. How long to wait is in `Retry-After`. */
+  txHash: string;
+}
+
 /** Answer of prepare (spec, Prepared payment). */
 export interface PreparedPayment {
   txJson: string;
@@ -30,6 +40,8 @@ export interface SubscriptionStatus {
   rateLimit: number;
   expiresAt: string;
   lastPayment: { network: string; amountUsd: string; txHash: string; paidAt: string };
+  /** Present while a payment of this email is being settled (its outcome not yet on the ledger). */
+  settling?: { txHash: string; since: string };
 }
 
 /** Answer of `GET /api/v1/keys/me`: the key the call was made with. */

@@ -11,7 +11,8 @@ import { requiredArg, requiredInstance } from '../contract-args';
  * Model: an infinitely deep market at oracle price minus a fixed fee, paid from output liquidity the sandbox setup
  * mints to this contract (a `BalanceError` from the token when it runs dry). The input stays here. It only accepts
  * calls from another contract (the pool), since it cannot verify it was paid.
- * Storage: instance `Admin`, `Oracle`, `FeeBps`; persistent `Route(token_in)` -> token_out.
+ * Storage: instance `Admin`, `Oracle`, `FeeBps`; persistent `Route(token_in)` -> token_out. Read-only functions
+ * `route(token_in)` and `quote(token_in, amount_in)` tell a builder what `exec_op` will do.
  */
 
 const ERRORS = { UnknownFunction: 1, BadArgument: 2, Unauthorized: 4, NoRoute: 20, NoPrice: 21 } as const;
@@ -62,6 +63,11 @@ export const swapReceiverContract: NativeContract = {
         env.requireAuth(readAddress(instance(env, 'Admin')));
         env.set('persistent', routeKey(readAddress(arg(env, args, 0))), scAddress(readAddress(arg(env, args, 1))));
         return VOID;
+      case 'route': {
+        // Read-only: what `exec_op` would sell `token_in` for (void when there is no route).
+        const route = env.get('persistent', routeKey(readAddress(arg(env, args, 0))));
+        return route ?? VOID;
+      }
       case 'quote': {
         const tokenIn = readAddress(arg(env, args, 0));
         const route = env.get('persistent', routeKey(tokenIn));

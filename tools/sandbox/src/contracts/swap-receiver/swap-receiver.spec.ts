@@ -2,7 +2,7 @@ import { Keypair, xdr } from '@stellar/stellar-sdk';
 import { decodePriceData, encodeOracleAsset } from '@rp/ledger';
 import { SandboxLedger } from '../../ledger/sandbox-ledger';
 import { ORACLE_CONTRACT } from '../oracle';
-import { address, i128, string, toBigInt, u32 } from '../scval';
+import { address, i128, string, toAddress, toBigInt, u32 } from '../scval';
 import { TOKEN_CONTRACT } from '../token';
 import { SWAP_RECEIVER_CONTRACT } from './swap-receiver.contract';
 
@@ -40,6 +40,12 @@ describe('oracle and swap receiver', () => {
   it('quotes at oracle prices less the fee, across decimals', () => {
     // 100 XLM x 0.12 = 12 USDC (6 decimals) less 0.3% = 11.964
     expect(toBigInt(ledger.view(receiver, 'quote', [address(xlm), i128(100_0000000n)]))).toBe(11_964_000n);
+  });
+
+  it('says what it sells a token for, and nothing for a token it has no route for', () => {
+    expect(ledger.view(receiver, 'route', [address(xlm)]).switch().name).toBe('scvAddress');
+    expect(toAddress(ledger.view(receiver, 'route', [address(xlm)]))).toBe(usdc);
+    expect(ledger.view(receiver, 'route', [address(usdc)]).switch().name).toBe('scvVoid');
   });
 
   it('refuses exec_op from an account and unknown functions', () => {

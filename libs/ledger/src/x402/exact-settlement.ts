@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import {
+  Account,
+  Address,
+  Keypair,
+  Operation,
+  type Transaction,
+  TransactionBuilder,
+  rpc,
+  scValToNative,
+  xdr,
+} from '@stellar/stellar-sdk';
+import type { LedgerRpc } from '../rpc/ledger-rpc';
+import { TOKEN_CONTRACT_ERRORS } from '../token/token-errors';
+import { simulate } from '../transactions/simulate';
+import type { ExactExpectation, ExactTransfer } from './exact-transfer';
+
+/** Inclusion fee per operation offered with a settlement (the network minimum; fee bumps pay it twice). */
+export const SETTLEMENT_INCLUSION_FEE = 100;
+
+/** What the simulation of a settlement shows, and what it will cost the sponsor. */
+export interface SettlementSimulation {
+  /** Footprint, instructions and resource fee: from our simulation, never from the payer's envelope. */
+  transactionData: xdr.SorobanTransactionData;
+  resourceFee: bigint;
+  /** Everything the sponsor pays for the settlement at most: resource fee plus inclusion fees. */
+  totalFee: bigint;
+}
+
+/** Why a simulated settlement cannot go ahead. */
+export type SettlementSimulationRefusal =
+  | { kind: 'simulation_failed'; detail: string }
+  | { kind: 'unexpected_effects'; detail: string };
+
+/**
+ * Simulates the transfer exactly as it will be settled: the payer's signed authorization, our source (`source`,
+ * a settlement lane or the sponsor), no resources from the payer. Refuses a transfer whose simulation fails or
+ * whose only effect is not the one transfer of `amount` from the payer to `payTo` in the asset: the events must be
+ * exactly that (no other contract event), as the reference facilitator requires.
+ */
+export async function simulateSettlement(
+  ledger: LedgerRpc,
+  transfer: ExactTransfer,
+  expected: Pick<ExactExpectation, 'asset' | 'payTo' | 'amount' | 'passphrase'>,
+  source: string,
+  laneFeeBump: boolean,
+): Promise<SettlementSimulation | SettlementSimulationRefusal> {
+  const probe = settlementTransaction({
+    transfer,
+    source,
+    sequence: '0',
+    passphrase: expected.passphrase,
+    validUntil: Math.floor(Date.now() / 1000) + 300,
+    fee: SETTLEMENT_INCLUSION_FEE,
+  });
+  let simulation: rpc.Api.SimulateTransactionSuccessResponse | rpc.Api.SimulateTransactionRestoreResponse;
+  try {
+    simulation = await simulate(ledger, probe, TOKEN_CONTRACT_ERRORS);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'SimulationFailedError') {
+      return { kind: 'simulation_failed', detail: error.message };
+    }
+    throw error;
+  }
+  if (rpc.Api.isSimulationRestore(simulation)) {
+    return { kind: 'simulation_failed', detail: 'the payer’s balance entry must be restored first' };
+  }
+  const effects = unexpectedEffects(simulation.events, transfer, expected);
+  if (effects) return { kind: 'unexpected_effects', detail: effects };
+  const resourceFee = BigInt(simulation.minResourceFee);
+  // The resource fee belongs in the transaction's Soroban data (the ledger charges it from there).
+  const transactionData = simulation.transactionData.setResourceFee(resourceFee).build();
+  const inclusion = BigInt(SETTLEMENT_INCLUSION_FEE) * (laneFeeBump ? 2n : 1n);
+  return { transactionData, resourceFee, totalFee: resourceFee + inclusion };
+}
+
+/** A description of the first contract event that is not the expected transfer, or `undefined` when all is well. */
+export function unexpectedEffects(
+  events: readonly xdr.DiagnosticEvent[],
+  transfer: ExactTransfer,
+  expected: Pick<ExactExpectation, 'asset' | 'payTo' | 'amount'>,
+): string | undefined {
+  const transfers: { from: string; to: string; amount: bigint }[] = [];
+  for (const diagnostic of events) {
+    const event = diagnostic.event();
+    if (event.type().name !== 'contract') continue;
+    const contractId = event.contractId();
+    const contract = contractId
+      ? Address.fromScAddress(xdr.ScAddress.scAddressTypeContract(contractId)).toString()
+      : undefined;
+    const topics = event.body().v0().topics();
+    const name = topics[0]?.switch().name === 'scvSymbol' ? topics[0].sym().toString() : undefined;
+    if (name !== 'transfer' || topics.length < 3) return `an event other than the transfer (${name ?? 'unnamed'})`;
+    if (contract !== expected.asset) return `a transfer of another asset (${contract ?? 'unknown contract'})`;
+    const amount = transferAmount(event.body().v0().data());
+    if (amount === undefined) return 'a transfer event without an amount';
+    transfers.push({
+      from: String(scValToNative(topics[1])),
+      to: String(scValToNative(topics[2])),
+      amount,
+    });
+  }
+  if (transfers.length !== 1) return `${transfers.length} transfer events instead of one`;
+  const [only] = transfers;
+  if (only.from !== transfer.from || only.to !== expected.payTo || only.amount !== expected.amount) {
+    return 'a transfer that is not the payment';
+  }
+  return undefined;
+}
+
+/** A transfer event's amount: an i128, or (protocol 23 muxed transfers) a map holding `amount`. */
+function transferAmount(data: xdr.ScVal): bigint | undefined {
+  const value = scValToNative(data) as unknown;
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { amount?: unknown }).amount === 'bigint') {
+    return (value as { amount: bigint }).amount;
+  }
+  return undefined;
+}
+
+export interface SettlementRequest {
+  transfer: ExactTransfer;
+  simulation: SettlementSimulation;
+  /** The account whose sequence the settlement uses: a settlement lane, or the sponsor itself. */
+  lane: Keypair;
+  /** Its current sequence number; the settlement uses the next. */
+  laneSequence: string;
+  /** Pays the fees (by fee bump when the lane is another account). */
+  sponsor: Keypair;
+  passphrase: string;
+  /** Last moment the settlement may be included, unix seconds: it is never applied after. */
+  validUntil: number;
+  /** The most the sponsor may pay for it, in stroops. */
+  maxFee: bigint;
+}
+
+export interface Settlement {
+  /** Signed envelope, base64. */
+  envelope: string;
+  /** Its hash: known before it is sent, so it can be recorded first. */
+  hash: string;
+  /** What the sponsor pays at most, in stroops. */
+  maxFee: bigint;
+}
+
+/** The settlement would cost the sponsor more than its cap allows. */
+export class SettlementFeeTooHighError extends Error {
+  override readonly name = 'SettlementFeeTooHighError';
+  constructor(
+    readonly fee: bigint,
+    readonly cap: bigint,
+  ) {
+    super(`the settlement would cost ${fee} stroops, more than the cap of ${cap}`);
+  }
+}
+
+/**
+ * Builds and signs the settlement of a verified transfer: the payer's invocation and signed authorization, our
+ * simulation's footprint and resource fee, time bounds ending at `validUntil`, the lane as source (its own
+ * signature) and the sponsor paying through a fee bump (or, when the lane is the sponsor, as source). Nothing the
+ * payer declared about resources or fees is used. Throws `SettlementFeeTooHighError` above the cap.
+ */
+export function buildSettlement(request: SettlementRequest): Settlement {
+  const { lane, sponsor, passphrase, simulation } = request;
+  if (simulation.totalFee > request.maxFee) throw new SettlementFeeTooHighError(simulation.totalFee, request.maxFee);
+  const inner = settlementTransaction({
+    transfer: request.transfer,
+    source: lane.publicKey(),
+    sequence: request.laneSequence,
+    passphrase,
+    validUntil: request.validUntil,
+    // The builder adds the resource fee of the Soroban data to this inclusion fee.
+    fee: SETTLEMENT_INCLUSION_FEE,
+    transactionData: simulation.transactionData,
+  });
+  inner.sign(lane);
+  if (lane.publicKey() === sponsor.publicKey()) {
+    return {
+      envelope: inner.toEnvelope().toXDR('base64'),
+      hash: inner.hash().toString('hex'),
+      maxFee: BigInt(inner.fee),
+    };
+  }
+  const bump = TransactionBuilder.buildFeeBumpTransaction(sponsor, String(SETTLEMENT_INCLUSION_FEE), inner, passphrase);
+  bump.sign(sponsor);
+  const maxFee = BigInt(bump.fee);
+  if (maxFee > request.maxFee) throw new SettlementFeeTooHighError(maxFee, request.maxFee);
+  return { envelope: bump.toEnvelope().toXDR('base64'), hash: bump.hash().toString('hex'), maxFee };
+}
+
+interface SettlementTransactionParts {
+  transfer: ExactTransfer;
+  source: string;
+  sequence: string;
+  passphrase: string;
+  validUntil: number;
+  fee: number;
+  transactionData?: xdr.SorobanTransactionData;
+}
+
+/** The transfer's invocation and signed authorization in a transaction of ours (a fresh one: no payer fields). */
+function settlementTransaction(parts: SettlementTransactionParts): Transaction {
+  const operation = parts.transfer.transaction.operations[0];
+  if (operation?.type !== 'invokeHostFunction') throw new Error('a settlement needs the transfer’s invocation');
+  const builder = new TransactionBuilder(new Account(parts.source, parts.sequence), {
+    fee: String(parts.fee),
+    networkPassphrase: parts.passphrase,
+  })
+    .addOperation(Operation.invokeHostFunction({ func: operation.func, auth: operation.auth ?? [] }))
+    .setTimebounds(0, parts.validUntil);
+  if (parts.transactionData) builder.setSorobanData(parts.transactionData);
+  return builder.build();
+}
+
+/** The settlement lanes of a sponsor: accounts derived from its key, each a sequence of its own (ADR 009). */
+export function settlementLanes(sponsor: Keypair, count: number): Keypair[] {
+  return Array.from({ length: count }, (_, index) => settlementLane(sponsor, index));
+}
+
+/** sha256 of a label and the sponsor's seed: one key per index, the same on every replica, no secret of its own. */
+function settlementLane(sponsor: Keypair, index: number): Keypair {
+  const seed = createHash('sha256').update(`x402-settlement-lane:${index}:`).update(sponsor.rawSecretKey()).digest();
+  return Keypair.fromRawEd25519Seed(seed);
+}
