@@ -6,6 +6,8 @@ export * from './lib/risk/risk-level';
 export * from './lib/txb/proposal-status';
 export * from './lib/txb/txb-action';
 export * from './lib/txb/txb-error-code';
+export * from './lib/txb/txb-requests';
+export * from './lib/txb/txb-responses';
 export * from './lib/validation/ledger-validators';
 export * from './lib/validation/ledger-values';
 export * from './lib/subscription/api-key';

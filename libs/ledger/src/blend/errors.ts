@@ -1,5 +1,8 @@
+import type { ContractErrorNames } from '../transactions/contract-errors';
+import { TOKEN_CONTRACT_ERRORS } from '../token/token-errors';
+
 /** Blend v2 pool contract errors (blend-contracts-v2 pool/src/errors.rs, `PoolError`), code -> name. */
-export const BLEND_POOL_ERRORS: Readonly<Record<number, string>> = Object.freeze({
+export const BLEND_POOL_ERRORS: ContractErrorNames = Object.freeze({
   1: 'InternalError',
   3: 'AlreadyInitializedError',
   4: 'UnauthorizedError',
@@ -61,3 +64,12 @@ export const BLEND_POOL_ERROR = {
 export function blendPoolErrorName(code: number): string | undefined {
   return BLEND_POOL_ERRORS[code];
 }
+
+/**
+ * Names for an invocation of a pool: the pool's own codes (1200+) and, below them, the token contract's, which the
+ * pool's common codes mirror and which its token transfers raise (AllowanceError 9, BalanceError 10).
+ */
+export const BLEND_POOL_CALL_ERRORS: ContractErrorNames = Object.freeze({
+  ...TOKEN_CONTRACT_ERRORS,
+  ...Object.fromEntries(Object.entries(BLEND_POOL_ERRORS).filter(([code]) => Number(code) >= 1200)),
+});

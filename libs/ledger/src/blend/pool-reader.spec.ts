@@ -13,7 +13,8 @@ import {
   resDataKey,
   resListKey,
 } from './layouts';
-import { BlendPoolReader, type LedgerEntriesSource, type SimulationSource } from './pool-reader';
+import { accountLedgerKey } from '../transactions/accounts';
+import { BlendPoolReader, type LedgerEntriesSource, PoolNotFoundError, type SimulationSource } from './pool-reader';
 import { scAddress, scString, scSymbol, scU32 } from './scval';
 
 const contract = (seed: number) => StrKey.encodeContract(Buffer.alloc(32, seed));
@@ -133,6 +134,37 @@ describe('BlendPoolReader', () => {
     expect(calls).toEqual([2]);
     expect(positions.get(USER)?.collateral.get(0)).toBe(1000_0000000n);
     expect(positions.get(EMPTY_USER)?.liabilities.size).toBe(0);
+  });
+
+  it("loads one wallet's position and account in one call, with the ledger it reflects", async () => {
+    const account = xdr.LedgerEntryData.account(
+      new xdr.AccountEntry({
+        accountId: Keypair.fromPublicKey(USER).xdrAccountId(),
+        balance: xdr.Int64.fromString('100000000'),
+        seqNum: xdr.Int64.fromString('171798691840'),
+        numSubEntries: 0,
+        inflationDest: null,
+        flags: 0,
+        homeDomain: '',
+        thresholds: Buffer.from([1, 0, 0, 0]),
+        signers: [],
+        ext: new xdr.AccountEntryExt(0),
+      }),
+    );
+    store.set(accountLedgerKey(USER).toXDR('base64'), account);
+    calls.length = 0;
+    const held = await reader.loadWallet(POOL, USER);
+    expect(calls).toEqual([2]);
+    expect(held).toMatchObject({ account: { address: USER, sequence: '171798691840' }, latestLedger: 42 });
+    expect(held.positions.liabilities.get(1)).toBe(5000_0000000n);
+    const nobody = await reader.loadWallet(POOL, EMPTY_USER);
+    expect(nobody.account).toBeUndefined();
+    expect(nobody.positions.collateral.size).toBe(0);
+  });
+
+  it('says there is no pool at an address holding no contract or another kind of contract', async () => {
+    await expect(reader.loadPool(contract(99))).rejects.toBeInstanceOf(PoolNotFoundError);
+    await expect(reader.loadPool(contract(99))).rejects.toThrow('no contract');
   });
 
   it('summarizes a position with the contract health factor', async () => {

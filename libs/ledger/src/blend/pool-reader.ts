@@ -20,6 +20,7 @@ import {
   resListKey,
 } from './layouts';
 import { accrueReserve } from './math';
+import { type AccountState, accountLedgerKey, accountStateOf } from '../transactions/accounts';
 import { readAddress, readString, readVec, isVoid } from './scval';
 import { summarizePositions, type PositionSummary } from './position-summary';
 
@@ -58,12 +59,31 @@ export interface OraclePrices {
   readonly prices: ReadonlyMap<string, PriceData>;
 }
 
+/** A wallet's positions in a pool (empty when it has none) and its account (absent when it does not exist). */
+export interface WalletInPool {
+  readonly positions: Positions;
+  readonly account: AccountState | undefined;
+  readonly latestLedger: number;
+}
+
 export interface BlendPoolReaderOptions {
   readonly ledger: LedgerEntriesSource;
   readonly simulator: SimulationSource;
   readonly networkPassphrase: string;
   /** Unix seconds reserves are accrued to; defaults to the wall clock, like the blend-sdk. */
   readonly now?: () => bigint;
+}
+
+/** No Blend pool lives at this address: no contract there, or one whose storage is not a pool's. */
+export class PoolNotFoundError extends Error {
+  override readonly name = 'PoolNotFoundError';
+
+  constructor(
+    readonly poolId: string,
+    reason: string,
+  ) {
+    super(`no Blend pool at ${poolId}: ${reason}`);
+  }
 }
 
 /** Simulations are not signed or sequence-checked, so any well-formed source account will do. */
@@ -77,38 +97,55 @@ export class BlendPoolReader {
     this.now = options.now ?? (() => BigInt(Math.floor(Date.now() / 1000)));
   }
 
-  /** Two calls: instance + reserve list, then every reserve's config and data at once. */
+  /**
+   * Two calls: instance + reserve list, then every reserve's config and data at once. `PoolNotFoundError` when the
+   * address holds no contract, or a contract whose storage is not a Blend pool's.
+   */
   async loadPool(poolId: string): Promise<BlendPool> {
     const head = await this.options.ledger.getLedgerEntries([
       contractInstanceKey(poolId),
       contractDataKey(poolId, resListKey()),
     ]);
+    let found = false;
     const instance = new Map<string, xdr.ScVal>();
     let reserveList: string[] | undefined;
-    for (const entry of head.entries) {
-      const data = entry.val.contractData();
-      if (data.key().switch().name === 'scvLedgerKeyContractInstance') {
-        for (const item of data.val().instance().storage() ?? []) instance.set(item.key().sym().toString(), item.val());
-      } else {
-        reserveList = readVec(data.val(), 'ResList').map((a) => readAddress(a));
-      }
-    }
     const field = (key: string): xdr.ScVal => {
       const value = instance.get(key);
-      if (value === undefined) throw new Error(`Blend pool ${poolId}: instance storage has no ${key}`);
+      if (value === undefined) throw new PoolNotFoundError(poolId, `instance storage has no ${key}`);
       return value;
     };
-    const config = decodePoolConfig(field(POOL_INSTANCE_KEYS.config));
+    let header: Omit<BlendPool, 'reserves' | 'timestamp' | 'latestLedger' | 'reserveList'>;
+    try {
+      for (const entry of head.entries) {
+        const data = entry.val.contractData();
+        if (data.key().switch().name === 'scvLedgerKeyContractInstance') {
+          found = true;
+          for (const item of data.val().instance().storage() ?? []) {
+            instance.set(item.key().switch().name === 'scvSymbol' ? item.key().sym().toString() : '', item.val());
+          }
+        } else {
+          reserveList = readVec(data.val(), 'ResList').map((a) => readAddress(a));
+        }
+      }
+      if (!found) throw new PoolNotFoundError(poolId, 'no contract');
+      const blnd = instance.get(POOL_INSTANCE_KEYS.blndToken);
+      header = {
+        id: poolId,
+        name: readString(field(POOL_INSTANCE_KEYS.name)),
+        admin: readAddress(field(POOL_INSTANCE_KEYS.admin)),
+        backstop: readAddress(field(POOL_INSTANCE_KEYS.backstop)),
+        blndToken: blnd === undefined ? undefined : readAddress(blnd),
+        config: decodePoolConfig(field(POOL_INSTANCE_KEYS.config)),
+      };
+    } catch (error) {
+      // A contract that stores other shapes under these keys is not a pool either.
+      if (error instanceof TypeError) throw new PoolNotFoundError(poolId, error.message);
+      throw error;
+    }
     const list = reserveList ?? [];
-    const reserves = await this.loadReserves(poolId, config, list);
-    const blnd = instance.get(POOL_INSTANCE_KEYS.blndToken);
+    const reserves = await this.loadReserves(poolId, header.config, list);
     return {
-      id: poolId,
-      name: readString(field(POOL_INSTANCE_KEYS.name)),
-      admin: readAddress(field(POOL_INSTANCE_KEYS.admin)),
-      backstop: readAddress(field(POOL_INSTANCE_KEYS.backstop)),
-      blndToken: blnd === undefined ? undefined : readAddress(blnd),
-      config,
+      ...header,
       reserveList: list,
       reserves: reserves.list,
       timestamp: reserves.timestamp,
@@ -170,6 +207,23 @@ export class BlendPoolReader {
       out.set(user, decodePositions(data.val()));
     }
     return out;
+  }
+
+  /**
+   * One wallet's positions in a pool and its account, in ONE `getLedgerEntries` call, with the ledger the answer
+   * reflects (a pool read at that same ledger is still current).
+   */
+  async loadWallet(poolId: string, wallet: string): Promise<WalletInPool> {
+    const positionsEntry = contractDataKey(poolId, positionsKey(wallet));
+    const accountKey = accountLedgerKey(wallet);
+    const response = await this.options.ledger.getLedgerEntries([positionsEntry, accountKey]);
+    let positions = emptyPositions();
+    let account: AccountState | undefined;
+    for (const entry of response.entries) {
+      if (entry.val.switch().name === 'account') account = accountStateOf(wallet, entry.val);
+      else positions = decodePositions(entry.val.contractData().val());
+    }
+    return { positions, account, latestLedger: response.latestLedger };
   }
 
   /** Underlying amounts, values and the health factor of one user's positions. */

@@ -42,19 +42,32 @@ export interface SummaryPrices {
   readonly prices: ReadonlyMap<string, PriceData>;
 }
 
+/** The oracle has no usable price for an asset of the position: the pool refuses such a position (InvalidPrice). */
+export class MissingPriceError extends Error {
+  override readonly name = 'MissingPriceError';
+
+  constructor(readonly asset: string) {
+    super(`No valid oracle price for ${asset}`);
+  }
+}
+
+/** The price `summarizePositions` and the planners value an asset at; `MissingPriceError` when there is none. */
+export function priceReader(prices: SummaryPrices): (asset: string) => bigint {
+  return (asset) => {
+    const price = prices.prices.get(asset)?.price;
+    if (price === undefined || price <= 0n) throw new MissingPriceError(asset);
+    return price;
+  };
+}
+
 /** A user's position the way the pool's health check sees it, plus per-reserve detail for display. */
 export function summarizePositions(
   reserves: readonly Reserve[],
   prices: SummaryPrices,
   positions: Positions,
 ): PositionSummary {
-  const priceOf = (asset: string): bigint => {
-    const price = prices.prices.get(asset)?.price;
-    // The pool fails such a position with InvalidPrice (1210); a reader cannot value it either.
-    if (price === undefined || price <= 0n) throw new Error(`No valid oracle price for ${asset}`);
-    return price;
-  };
-  const totals = positionData(reserves, positions, priceOf, prices.decimals);
+  // The pool fails a position without a price with InvalidPrice (1210); a reader cannot value it either.
+  const totals = positionData(reserves, positions, priceReader(prices), prices.decimals);
   const rows = reserves.flatMap((reserve, index): ReservePositionSummary[] => {
     const supplyBTokens = positions.supply.get(index) ?? 0n;
     const collateralBTokens = positions.collateral.get(index) ?? 0n;

@@ -3,38 +3,30 @@ import { xdr } from '@stellar/stellar-sdk';
 export interface ContractErrorInfo {
   /** The `#[contracterror]` code, e.g. 1205. */
   code: number;
-  /** Its name when a module registered it (Blend: 1205 -> InvalidHf). */
+  /** Its name in the names the caller passed for the contract it invoked (Blend pool: 1205 -> InvalidHf). */
   name?: string;
 }
 
-const NAMES = new Map<number, string>();
-
 /**
- * Adds contract error names for `decodeContractError` and `contractErrorName`. Codes are global: contracts that
- * share a code share its name (Blend's common codes match the token contract's), so a later name replaces an
- * earlier one.
+ * A contract's error names by code (`#[contracterror]`): codes mean something only for the contract that raised
+ * them, so whoever invokes a contract passes its names (`TOKEN_CONTRACT_ERRORS`, `BLEND_POOL_CALL_ERRORS`).
  */
-export function registerContractErrors(names: Readonly<Record<number, string>>): void {
-  for (const [code, name] of Object.entries(names)) NAMES.set(Number(code), name);
-}
-
-export function contractErrorName(code: number): string | undefined {
-  return NAMES.get(code);
-}
+export type ContractErrorNames = Readonly<Record<number, string>>;
 
 // Host errors print as `Error(Contract, #1205)`; the first one in the text is the one the invocation failed with.
 const CONTRACT_ERROR = /Error\(Contract, #(\d+)\)/;
 
 /**
  * Finds the contract error code in a simulation error string (`HostError: Error(Contract, #1205)\n\nEvent log
- * ...`) or in diagnostic events (an `ScError` of type contract in a topic or in the data).
+ * ...`) or in diagnostic events (an `ScError` of type contract in a topic or in the data), named from `names`.
  */
 export function decodeContractError(
   source: string | readonly (xdr.DiagnosticEvent | string)[] | undefined,
+  names?: ContractErrorNames,
 ): ContractErrorInfo | undefined {
   if (source === undefined) return undefined;
   const code = typeof source === 'string' ? codeInText(source) : codeInEvents(source);
-  return code === undefined ? undefined : { code, name: contractErrorName(code) };
+  return code === undefined ? undefined : { code, name: names?.[code] };
 }
 
 function codeInText(text: string): number | undefined {

@@ -117,6 +117,7 @@ describe('submitAndWait', () => {
     await expect(submitAndWait(ledger, tx, { pollIntervalMs: 10, timeoutMs: 60 })).rejects.toBeInstanceOf(
       SubmissionTimeoutError,
     );
-    expect(Date.now() - started).toBeLessThan(500);
+    // It gave up (after 60 ms of polling) instead of polling for ever; room for a busy machine.
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

@@ -1,6 +1,7 @@
 import { type FeeBumpTransaction, type Transaction, rpc, type xdr } from '@stellar/stellar-sdk';
 import type { LedgerRpc } from '../rpc/ledger-rpc';
 import { sleep } from '../rpc/backoff';
+import { type ContractErrorInfo, type ContractErrorNames, decodeContractError } from './contract-errors';
 
 export interface SubmissionOptions {
   /** Pause between getTransaction polls; default 1 s. */
@@ -56,6 +57,23 @@ export function transactionResultCode(result: xdr.TransactionResult | undefined)
     return outcome.innerResultPair().result().result().switch().name;
   }
   return name;
+}
+
+/** Why the network refused (status ERROR) or failed (status FAILED) a transaction, in the network's own words. */
+export interface LedgerFailure {
+  /** `txBadSeq`, `txBadAuth`, `txTooLate`, `txFailed`, ... (the inner code of a fee bump). */
+  resultCode: string;
+  /** The contract error a failed invocation ended with, when its events name one (Blend: 1205 InvalidHf). */
+  contractError?: ContractErrorInfo;
+}
+
+export function describeLedgerFailure(
+  result: xdr.TransactionResult | undefined,
+  events: readonly xdr.DiagnosticEvent[] | undefined,
+  names?: ContractErrorNames,
+): LedgerFailure {
+  const contractError = events && events.length > 0 ? decodeContractError(events, names) : undefined;
+  return { resultCode: transactionResultCode(result), ...(contractError && { contractError }) };
 }
 
 /** Sends a signed transaction and polls until it is in a ledger. DUPLICATE means an earlier send got through. */

@@ -1,0 +1,38 @@
+/**
+ * Moves a proposal from one of the allowed states to another in one step, so that replicas racing on the same
+ * proposal (a submit, a tracker, a sweeper) cannot both win.
+ *
+ * KEYS: 1 the proposal's hash, 2 the live set, 3 the tracking work list, 4 the hash -> id key.
+ * ARGV: 1 id, 2 new status, 3 allowed current statuses (space separated), 4 now (ms), 5 how long a terminal proposal
+ * stays readable (ms), 6 tracking: '' leave as is, 'remove', or the next check time (ms), 7.. field/value pairs.
+ * Returns {1, previous status} when applied, {0, current status or ''} when not.
+ */
+export const TRANSITION_SCRIPT = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {0, ''} end
+local allowed = false
+for candidate in string.gmatch(ARGV[3], '%S+') do
+  if candidate == status then allowed = true end
+end
+if not allowed then return {0, status} end
+local fields = {'status', ARGV[2], 'updatedAt', ARGV[4]}
+for i = 7, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+if ARGV[2] == 'confirmed' or ARGV[2] == 'failed' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[4], ARGV[5])
+elseif ARGV[6] == 'remove' then
+  redis.call('ZREM', KEYS[3], ARGV[1])
+elseif ARGV[6] ~= '' then
+  redis.call('ZADD', KEYS[3], ARGV[6], ARGV[1])
+end
+return {1, status}
+`;
+
+/** Deletes a tracking lease only if this replica still holds it. KEYS: 1 lease. ARGV: 1 holder. */
+export const RELEASE_LEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;

@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { BuildController } from './build/build.controller';
+import { BuildService } from './build/build.service';
+import { TransactionAssembler } from './build/transaction-assembler';
+import { UnwindRouter } from './build/unwind-router';
+import { TxbLedger } from './ledger/txb-ledger';
+import { PositionReader } from './positions/position.reader';
+import { ProposalRepository } from './proposals/proposal.repository';
+import { ProposalsController } from './proposals/proposals.controller';
+import { ProposalsService } from './proposals/proposals.service';
+import { StatusController } from './status/status.controller';
+import { SubmissionService } from './submission/submission.service';
+import { SubmitController } from './submission/submit.controller';
+import { TransactionSender } from './submission/transaction-sender';
+import { Tracker } from './tracking/tracker';
+import { TrackingRepository } from './tracking/tracking.repository';
+
+@Module({
+  controllers: [BuildController, ProposalsController, SubmitController, StatusController],
+  providers: [
+    TxbLedger,
+    PositionReader,
+    TransactionAssembler,
+    UnwindRouter,
+    BuildService,
+    ProposalRepository,
+    ProposalsService,
+    TransactionSender,
+    SubmissionService,
+    TrackingRepository,
+    Tracker,
+  ],
+})
+export class TxbModule {}
