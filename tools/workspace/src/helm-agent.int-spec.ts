@@ -9,13 +9,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkSettings, describeSettings } from '@rp/dev';
-import { Deployment, IDeployment } from 'kubernetes-models/apps/v1/Deployment';
-import { INetworkPolicy, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import { IPersistentVolumeClaim, PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
-import { ISecret, Secret } from 'kubernetes-models/v1/Secret';
-import { IService, Service } from 'kubernetes-models/v1/Service';
+import { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { ISecret } from 'kubernetes-models/v1/Secret';
+import { IService } from 'kubernetes-models/v1/Service';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { kubeTool } from './support/kube-tools';
+import { K8sObject, kubernetesModel } from './support/kubernetes-models';
 
 const root = resolve(__dirname, '../../..');
 const chart = resolve(root, 'k8s/helm/agent');
@@ -86,20 +87,6 @@ function valuesFile(values: unknown): string {
   writeFileSync(path, stringify(values));
   return path;
 }
-
-interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-}
-
-const MODELS: Record<string, (object: K8sObject) => { validate(): void }> = {
-  'apps/v1/Deployment': (o) => new Deployment(o as never),
-  'v1/Service': (o) => new Service(o as never),
-  'v1/Secret': (o) => new Secret(o as never),
-  'v1/PersistentVolumeClaim': (o) => new PersistentVolumeClaim(o as never),
-  'networking.k8s.io/v1/NetworkPolicy': (o) => new NetworkPolicy(o as never),
-};
 
 function render(valuesPath: string, release = 'agent-alice'): K8sObject[] {
   const result = helm('template', release, chart, '--namespace', 'wallets', '-f', valuesPath);
@@ -207,9 +194,9 @@ describe.each([
     if (expected.ownSecret) kinds.push('Secret');
     expect(objects.map((o) => o.kind).sort()).toEqual(kinds.sort());
     for (const object of objects) {
-      const model = MODELS[`${object.apiVersion}/${object.kind}`];
+      const model = kubernetesModel(object);
       expect({ object: object.kind, known: model !== undefined }).toEqual({ object: object.kind, known: true });
-      expect(() => model(object).validate()).not.toThrow();
+      expect(() => model!.validate()).not.toThrow();
       expect(object.metadata.name).toMatch(/^agent-alice(-data)?$/);
       expect(object.metadata.labels).toMatchObject({ 'app.kubernetes.io/instance': 'agent-alice' });
     }
