@@ -156,6 +156,14 @@ describe('the agent chart', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  it('passes numbers through as written (YAML numbers reach templates as floats: no 3.6e+06)', () => {
+    const values = { ...minimal, settings: { ...minimal['settings'], POLL_INTERVAL_MS: 3_600_000 } };
+    const objects = render(valuesFile({ ...values, extraEnv: { LOW_FEE_BALANCE_XLM: 5.5 } }));
+    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as IDeployment;
+    const env = new Map(deployment.spec!.template.spec!.containers[0].env!.map((e) => [e.name, e.value]));
+    expect([env.get('POLL_INTERVAL_MS'), env.get('LOW_FEE_BALANCE_XLM')]).toEqual(['3600000', '5.5']);
+  });
+
   it("offers every setting of the spec's table, DECISIONS.md's and the agent's as a value or a Secret", () => {
     const offered = new Set([...settingValues, ...CHART_MANAGED]);
     expect([...SPEC_SETTINGS, ...DECISIONS_SETTINGS].filter((name) => !offered.has(name))).toEqual([]);
