@@ -303,7 +303,8 @@ describe.each([
 
   it("gives the agent an environment its settings validation accepts, with the values file's settings", () => {
     const secret = find<ISecret>('Secret');
-    const env: Record<string, string> = {};
+    // The image sets NODE_ENV=production (docker/Dockerfile).
+    const env: Record<string, string> = { NODE_ENV: 'production' };
     for (const variable of container.env ?? []) {
       const ref = variable.valueFrom?.secretKeyRef;
       env[variable.name] = ref
