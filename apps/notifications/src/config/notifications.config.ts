@@ -1,6 +1,9 @@
 import { IsContractAddress } from '@rp/contracts';
-import { IsHttpUrl, IsPortNumber, Secret, StatefulServiceConfig } from '@rp/platform';
-import { IsEmail, IsOptional, IsString, MinLength } from 'class-validator';
+import { IsHttpUrl, IsPortNumber, RequiredInProduction, Secret, StatefulServiceConfig } from '@rp/platform';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+
+export const NOTIFICATIONS_ROLES = ['api', 'monitor', 'worker', 'all'] as const;
+export type NotificationsRole = (typeof NOTIFICATIONS_ROLES)[number];
 
 const keyMessage = '$property must be at least 16 characters';
 
@@ -58,4 +61,43 @@ export class NotificationsConfig extends StatefulServiceConfig {
   @IsOptional()
   @IsEmail({}, { message: '$property must be an email address' })
   EMAIL_FROM?: string;
+
+  /** Which parts run in this process: the HTTP API, the monitor, the delivery workers, or all of them. */
+  @IsIn(NOTIFICATIONS_ROLES, { message: `$property must be one of ${NOTIFICATIONS_ROLES.join(', ')}` })
+  NOTIFICATIONS_ROLE: NotificationsRole = 'all';
+
+  /** AES-256-GCM key for bot tokens and webhook URLs at rest: 32 bytes as 64 hex or 44 base64 characters. */
+  @RequiredInProduction()
+  @ValidateIf((config: NotificationsConfig) => config.NOTIFICATIONS_ENCRYPTION_KEY !== undefined)
+  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: '$property must be 32 bytes in hex (64) or base64 (44)' })
+  @Secret()
+  NOTIFICATIONS_ENCRYPTION_KEY?: string;
+
+  /** Extra webhook hosts accepted as listed (`host:port`, comma-separated), loopback included: the sandbox receiver. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9.-]+:\d{1,5}$/, { each: true, message: '$property must be a comma-separated list of host:port' })
+  NOTIFICATIONS_WEBHOOK_HOSTS: string[] = [];
+
+  /** Prefix of every Redis key and BullMQ queue of the service (tests give each run its own). */
+  @IsString()
+  @Matches(/^[A-Za-z0-9_:-]{1,40}$/, { message: '$property must be 1-40 letters, digits, _ : -' })
+  NOTIFICATIONS_KEY_PREFIX = 'ns';
+
+  /** Deliveries one worker process runs at once. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  NOTIFICATIONS_WORKER_CONCURRENCY = 200;
+
+  keyPrefix(): string {
+    return `${this.NOTIFICATIONS_KEY_PREFIX}:`;
+  }
+
+  bullPrefix(): string {
+    return `${this.NOTIFICATIONS_KEY_PREFIX}:bull`;
+  }
+
+  runs(part: 'api' | 'monitor' | 'worker'): boolean {
+    return this.NOTIFICATIONS_ROLE === 'all' || this.NOTIFICATIONS_ROLE === part;
+  }
 }

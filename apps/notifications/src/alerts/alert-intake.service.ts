@@ -1,0 +1,55 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { type Channel, isAtLeast } from '@rp/contracts';
+import { RedisClient } from '@rp/platform';
+import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { NotificationsConfig } from '../config/notifications.config';
+import { deliveryJobId, type DeliveryJobData } from '../delivery/delivery-job';
+import { DeliveryQueue } from '../delivery/delivery-queue';
+import type { IntakeOptions, IntakeResult, RiskAlert } from './alert';
+import { AlertCooldown } from './cooldown';
+
+/**
+ * Every alert enters here, whatever its source: it picks the wallet's enabled channels that want this level,
+ * applies the cooldown per (wallet, pool) and queues one delivery job per (alert, channel configuration).
+ */
+@Injectable()
+export class AlertIntake {
+  private readonly logger = new Logger(AlertIntake.name);
+  private readonly cooldown: AlertCooldown;
+
+  constructor(
+    private readonly configs: NotificationConfigRepository,
+    private readonly deliveries: DeliveryQueue,
+    redis: RedisClient,
+    config: NotificationsConfig,
+  ) {
+    this.cooldown = new AlertCooldown(redis, config.keyPrefix());
+  }
+
+  async submit(alert: RiskAlert, options: IntakeOptions): Promise<IntakeResult> {
+    const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;
+    const enabled = (await this.configs.enabledFor(alert.address)).filter((c) => !wanted || wanted.has(c.channel));
+    const eligible = enabled.filter((c) => isAtLeast(alert.riskLevel, options.minRiskLevel ?? c.minRiskLevel));
+    const suppressed = new Set<Channel>(enabled.filter((c) => !eligible.includes(c)).map((c) => c.channel));
+    if (eligible.length === 0) return result(alert.alertId, [], suppressed);
+
+    const force = options.bypassCooldown === true || options.source === 'test';
+    if (!(await this.cooldown.pass(alert.address, alert.poolAddress, alert.riskLevel, force))) {
+      for (const c of eligible) suppressed.add(c.channel);
+      return result(alert.alertId, [], suppressed);
+    }
+    const queuedAt = Date.now();
+    const jobs = eligible.map((c) => {
+      const data: DeliveryJobData = { alert, channel: c.channel, configId: c.id, source: options.source, queuedAt };
+      return { jobId: deliveryJobId(alert.alertId, c.channel, c.id), data };
+    });
+    await this.deliveries.addBulk(jobs);
+    this.logger.log(`alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`);
+    return result(alert.alertId, eligible.map((c) => c.channel), suppressed);
+  }
+}
+
+function result(alertId: string, queued: Channel[], suppressed: Set<Channel>): IntakeResult {
+  const queuedSet = new Set(queued);
+  return { alertId, queued: [...queuedSet], suppressed: [...suppressed].filter((c) => !queuedSet.has(c)) };
+}
