@@ -1,6 +1,7 @@
 import { DatabaseReadiness, PersistenceModule } from '@rp/persistence';
 import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
 import { NotificationsConfig } from './config/notifications.config';
+import { RiskRoutesModule } from './risk/risk.module';
 
 export const notificationsApp: AppDefinition<NotificationsConfig> = {
   name: 'notifications',
@@ -8,6 +9,7 @@ export const notificationsApp: AppDefinition<NotificationsConfig> = {
   modules: (config) => [
     RedisModule.forRoot(config.redis(), 'notifications'),
     PersistenceModule.forRoot({ appName: 'notifications', url: config.databaseUrl() }),
+    ...(config.runs('api') ? [{ module: RiskRoutesModule }] : []),
   ],
   readiness: () => [DatabaseReadiness, RedisReadiness],
   openApi: { title: 'Risk and notifications', description: 'Risk evaluation, alert channels, webhook, DLQ.' },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Channel } from '@rp/contracts';
+import { type Channel, type RiskLevel, compareRiskLevels } from '@rp/contracts';
 import { type Collection, type CollectionDefinition, DocumentStore } from '@rp/persistence';
 import type { ChannelConfigRecord } from './notification-config';
 
@@ -60,6 +60,24 @@ export class NotificationConfigRepository {
     const enabled = await (await this.configs()).find({ enabled: true });
     return [...new Set(enabled.map((config) => config.walletAddress))];
   }
+
+  /** Every watched wallet with the lowest `minRiskLevel` among its enabled channels (the monitor's threshold). */
+  async watchList(): Promise<WatchedWallet[]> {
+    const enabled = await (await this.configs()).find({ enabled: true });
+    const lowest = new Map<string, RiskLevel>();
+    for (const { walletAddress, minRiskLevel } of enabled) {
+      const current = lowest.get(walletAddress);
+      if (current === undefined || compareRiskLevels(minRiskLevel, current) < 0) {
+        lowest.set(walletAddress, minRiskLevel);
+      }
+    }
+    return [...lowest].map(([walletAddress, minRiskLevel]) => ({ walletAddress, minRiskLevel }));
+  }
+}
+
+export interface WatchedWallet {
+  readonly walletAddress: string;
+  readonly minRiskLevel: RiskLevel;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

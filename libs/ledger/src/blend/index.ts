@@ -6,6 +6,7 @@ export * from './math';
 export * from './pool-operations';
 export * from './pool-reader';
 export * from './position-requests';
+export * from './position-risk';
 export * from './position-summary';
 export * from './swap-receiver-client';
 export * from './unwind-planner';
