@@ -3,6 +3,7 @@ export * from './errors';
 export * from './health';
 export * from './layouts';
 export * from './math';
+export * from './pool-events';
 export * from './pool-operations';
 export * from './pool-reader';
 export * from './position-requests';
