@@ -1,6 +1,7 @@
 import { DatabaseReadiness, PersistenceModule } from '@rp/persistence';
 import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
 import { NotificationsConfig } from './config/notifications.config';
+import { deliveryModules } from './notifications.module';
 import { RiskRoutesModule } from './risk/risk.module';
 
 export const notificationsApp: AppDefinition<NotificationsConfig> = {
@@ -9,6 +10,7 @@ export const notificationsApp: AppDefinition<NotificationsConfig> = {
   modules: (config) => [
     RedisModule.forRoot(config.redis(), 'notifications'),
     PersistenceModule.forRoot({ appName: 'notifications', url: config.databaseUrl() }),
+    ...deliveryModules(config),
     ...(config.runs('api') ? [{ module: RiskRoutesModule }] : []),
   ],
   readiness: () => [DatabaseReadiness, RedisReadiness],

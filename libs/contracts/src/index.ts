@@ -15,3 +15,4 @@ export * from './lib/subscription/api-key';
 export * from './lib/subscription/subscription-error-code';
 export * from './lib/subscription/subscription-requests';
 export * from './lib/subscription/subscription-responses';
+export * from './lib/notifications/notification-requests';

@@ -1,7 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type Channel, isAtLeast } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
+import type { ChannelConfigRecord } from '../configs/notification-config';
 import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { SecretBox } from '../configs/secret-box';
+import { destinationOf } from '../delivery/destination';
+import { DestinationLanes } from '../delivery/destination-lanes';
 import { NotificationsConfig } from '../config/notifications.config';
 import { deliveryJobId, type DeliveryJobData } from '../delivery/delivery-job';
 import { DeliveryQueue } from '../delivery/delivery-queue';
@@ -16,14 +20,17 @@ import { AlertCooldown } from './cooldown';
 export class AlertIntake {
   private readonly logger = new Logger(AlertIntake.name);
   private readonly cooldown: AlertCooldown;
+  private readonly lanes: DestinationLanes;
 
   constructor(
     private readonly configs: NotificationConfigRepository,
     private readonly deliveries: DeliveryQueue,
+    private readonly box: SecretBox,
     redis: RedisClient,
-    config: NotificationsConfig,
+    private readonly config: NotificationsConfig,
   ) {
     this.cooldown = new AlertCooldown(redis, config.keyPrefix());
+    this.lanes = new DestinationLanes(redis, config.keyPrefix());
   }
 
   async submit(alert: RiskAlert, options: IntakeOptions): Promise<IntakeResult> {
@@ -40,12 +47,30 @@ export class AlertIntake {
     }
     const queuedAt = Date.now();
     const jobs = eligible.map((c) => {
-      const data: DeliveryJobData = { alert, channel: c.channel, configId: c.id, source: options.source, queuedAt };
+      const data: DeliveryJobData = { alert, channel: c.channel, configId: c.id, source: options.source, queuedAt, lane: this.laneOf(c) };
       return { jobId: deliveryJobId(alert.alertId, c.channel, c.id), data };
     });
     await this.deliveries.addBulk(jobs);
-    this.logger.log(`alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`);
+    await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
+    this.logger.debug(`alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`);
     return result(alert.alertId, eligible.map((c) => c.channel), suppressed);
+  }
+
+  /** Queues one alert to one configuration, whatever its level and the cooldown (the test message). */
+  async queueTo(alert: RiskAlert, config: ChannelConfigRecord, source: IntakeOptions['source']): Promise<string> {
+    const jobId = deliveryJobId(alert.alertId, config.channel, config.id);
+    const data: DeliveryJobData = { alert, channel: config.channel, configId: config.id, source, queuedAt: Date.now(), lane: this.laneOf(config) };
+    await this.deliveries.add(jobId, data);
+    await this.lanes.enqueue(data.lane, jobId);
+    return jobId;
+  }
+
+  private laneOf(config: ChannelConfigRecord): string {
+    try {
+      return destinationOf(config, this.box, this.config.MESSENGER_BOT_TOKEN).key;
+    } catch {
+      return `config:${config.id}`;
+    }
   }
 }
 

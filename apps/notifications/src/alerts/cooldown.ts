@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { ALERT_COOLDOWN_SECONDS, RISK_LEVELS, type RiskLevel } from '@rp/contracts';
 import type { RedisClient } from '@rp/platform';
+import { luaScript, runScript } from '../redis/lua-script';
 
 /**
  * Cooldown per (wallet, pool), shared by every replica: the key holds the level last sent and lives for that
@@ -13,7 +13,7 @@ local rank = tonumber(ARGV[1])
 if ARGV[3] ~= '1' and current and tonumber(current) >= rank then return 0 end
 redis.call('SET', KEYS[1], rank, 'PX', ARGV[2])
 return 1`;
-const SHA = createHash('sha1').update(SCRIPT).digest('hex');
+const COOLDOWN = luaScript(SCRIPT);
 
 export class AlertCooldown {
   constructor(
@@ -28,12 +28,6 @@ export class AlertCooldown {
   /** True when the alert may be sent now (and the cooldown is started). */
   async pass(wallet: string, pool: string, level: RiskLevel, force: boolean): Promise<boolean> {
     const args = [String(RISK_LEVELS.indexOf(level)), String(ALERT_COOLDOWN_SECONDS[level] * 1000), force ? '1' : '0'];
-    const key = this.key(wallet, pool);
-    try {
-      return (await this.redis.evalsha(SHA, 1, key, ...args)) === 1;
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
-      return (await this.redis.eval(SCRIPT, 1, key, ...args)) === 1;
-    }
+    return (await runScript(this.redis, COOLDOWN, [this.key(wallet, pool)], args)) === 1;
   }
 }

@@ -15,8 +15,12 @@ export interface DeliveryJobData {
   source: AlertSource;
   /** Epoch ms when the alert was taken in (intake -> delivered latency). */
   queuedAt: number;
-  /** Set when a job is re-driven from the DLQ. */
-  redrivenFrom?: string;
+  /** The destination's lane (ordering key), fixed at intake. */
+  lane: string;
+  /** Epoch ms of the first send attempt, once one failed. */
+  firstAttemptAt?: number;
+  /** Re-drives of this job from the DLQ so far. */
+  redriven?: number;
 }
 
 /** One job per (alert, channel configuration): the same alert twice is one job (BullMQ refuses duplicate ids). */

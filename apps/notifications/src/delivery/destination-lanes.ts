@@ -1,0 +1,94 @@
+import type { RedisClient } from '@rp/platform';
+import { type LuaScript, luaScript, runScript } from '../redis/lua-script';
+import type { Pace } from './destination';
+
+/**
+ * Per-destination lanes in Redis, shared by every worker:
+ * - a FIFO of job ids per destination: only its head is sent, so messages reach a destination in the order they
+ *   were taken in, through retries and rate limits (a job finished by any path leaves the lane);
+ * - pacing: the earliest time of the next send per pace key (Telegram chat/group/bot, webhook); a send takes a slot
+ *   only when every key of the destination is free, otherwise the caller learns how long to wait.
+ */
+const ENQUEUE = `
+if redis.call('SET', KEYS[2], '1', 'NX', 'EX', 86400) then redis.call('RPUSH', KEYS[1], ARGV[1]) end
+redis.call('EXPIRE', KEYS[1], 172800)
+return 1`;
+const TAKE_SLOT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local wait = 0
+for i, key in ipairs(KEYS) do
+  local next = tonumber(redis.call('GET', key) or '0')
+  if next - now > wait then wait = next - now end
+end
+if wait > 0 then return wait end
+for i, key in ipairs(KEYS) do
+  local interval = tonumber(ARGV[i])
+  if interval > 0 then redis.call('SET', key, now + interval, 'PX', interval + 60000) end
+end
+return 0`;
+const HOLD = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local until = now + tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local next = tonumber(redis.call('GET', key) or '0')
+  if until > next then redis.call('SET', key, until, 'PX', tonumber(ARGV[1]) + 60000) end
+end
+return until`;
+
+const SCRIPTS = { enqueue: luaScript(ENQUEUE), takeSlot: luaScript(TAKE_SLOT), hold: luaScript(HOLD) };
+
+export type LanePosition = { kind: 'head' } | { kind: 'behind'; position: number; head: string } | { kind: 'absent' };
+
+export class DestinationLanes {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {}
+
+  private lane(key: string): string {
+    return `${this.prefix}lane:${key}`;
+  }
+
+  private pace(key: string): string {
+    return `${this.prefix}pace:${key}`;
+  }
+
+  async enqueue(destinationKey: string, jobId: string): Promise<void> {
+    await this.run(SCRIPTS.enqueue, [this.lane(destinationKey), `${this.prefix}laned:${jobId}`], [jobId]);
+  }
+
+  /** Lets a job be queued in its lane again (re-drive). */
+  async forget(jobId: string): Promise<void> {
+    await this.redis.del(`${this.prefix}laned:${jobId}`);
+  }
+
+  async position(destinationKey: string, jobId: string): Promise<LanePosition> {
+    const lane = this.lane(destinationKey);
+    const [head, index] = await Promise.all([this.redis.lindex(lane, 0), this.redis.lpos(lane, jobId)]);
+    if (index === null) return { kind: 'absent' };
+    if (index === 0) return { kind: 'head' };
+    return { kind: 'behind', position: index, head: head ?? '' };
+  }
+
+  async leave(destinationKey: string, jobId: string): Promise<void> {
+    await this.redis.lrem(this.lane(destinationKey), 1, jobId);
+  }
+
+  /** 0 when the slot is taken (send now), else the ms to wait before asking again. */
+  async takeSlot(paces: Pace[]): Promise<number> {
+    if (paces.length === 0) return 0;
+    return Number(await this.run(SCRIPTS.takeSlot, paces.map((p) => this.pace(p.key)), paces.map((p) => String(p.intervalMs))));
+  }
+
+  /** Nothing is sent to these pace keys for `ms` (a 429's retry-after). */
+  async hold(paces: Pace[], ms: number): Promise<void> {
+    if (paces.length === 0) return;
+    await this.run(SCRIPTS.hold, paces.map((p) => this.pace(p.key)), [String(Math.ceil(ms))]);
+  }
+
+  private run(s: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+    return runScript(this.redis, s, keys, args);
+  }
+}
