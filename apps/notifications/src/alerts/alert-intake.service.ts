@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type Channel, isAtLeast } from '@rp/contracts';
+import { CHANNELS, type Channel, isAtLeast } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
 import type { ChannelConfigRecord } from '../configs/notification-config';
 import { NotificationConfigRepository } from '../configs/notification-config.repository';
@@ -76,5 +76,9 @@ export class AlertIntake {
 
 function result(alertId: string, queued: Channel[], suppressed: Set<Channel>): IntakeResult {
   const queuedSet = new Set(queued);
-  return { alertId, queued: [...queuedSet], suppressed: [...suppressed].filter((c) => !queuedSet.has(c)) };
+  return {
+    alertId,
+    queued: CHANNELS.filter((c) => queuedSet.has(c)),
+    suppressed: CHANNELS.filter((c) => suppressed.has(c) && !queuedSet.has(c)),
+  };
 }
