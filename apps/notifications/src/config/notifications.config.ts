@@ -1,6 +1,8 @@
 import { IsContractAddress } from '@rp/contracts';
 import { IsHttpUrl, IsPortNumber, RequiredInProduction, Secret, StatefulServiceConfig } from '@rp/platform';
-import { IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+
+const ENCRYPTION_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/;
 
 export const NOTIFICATIONS_ROLES = ['api', 'monitor', 'worker', 'all'] as const;
 export type NotificationsRole = (typeof NOTIFICATIONS_ROLES)[number];
@@ -68,8 +70,13 @@ export class NotificationsConfig extends StatefulServiceConfig {
 
   /** AES-256-GCM key for bot tokens and webhook URLs at rest: 32 bytes as 64 hex or 44 base64 characters. */
   @RequiredInProduction()
-  @ValidateIf((config: NotificationsConfig) => config.NOTIFICATIONS_ENCRYPTION_KEY !== undefined)
-  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: '$property must be 32 bytes in hex (64) or base64 (44)' })
+  @ValidateBy({
+    name: 'isEncryptionKey',
+    validator: {
+      validate: (value: unknown) => value === undefined || (typeof value === 'string' && ENCRYPTION_KEY.test(value)),
+      defaultMessage: () => '$property must be 32 bytes in hex (64) or base64 (44)',
+    },
+  })
   @Secret()
   NOTIFICATIONS_ENCRYPTION_KEY?: string;
 
