@@ -96,6 +96,38 @@ export class NotificationsConfig extends StatefulServiceConfig {
   @Max(1000)
   NOTIFICATIONS_WORKER_CONCURRENCY = 200;
 
+  // ---- monitor (RMS) ----
+
+  /** How often the monitor's scheduler asks the RPC for its latest ledger; a new ledger starts a round. */
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  RMS_LEDGER_POLL_MS = 500;
+
+  /** Watched wallets per BullMQ batch job of a round (replicas share a round's jobs). */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  RMS_MONITOR_BATCH_SIZE = 500;
+
+  /** Batch jobs one worker process evaluates at once. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  RMS_MONITOR_CONCURRENCY = 2;
+
+  /** Cached positions are read again at least every this many rounds, even without a pool event naming them. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  RMS_POSITION_REFRESH_ROUNDS = 60;
+
+  /** A round not finished after this long is given up (its leftover jobs skip) and the next one starts. */
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  RMS_ROUND_TIMEOUT_MS = 30_000;
+
   keyPrefix(): string {
     return `${this.NOTIFICATIONS_KEY_PREFIX}:`;
   }
