@@ -51,6 +51,9 @@ export interface NotificationsStackOptions {
   env?: Record<string, string>;
 }
 
+/** The webhook and admin routes are limited per IP at the gateway; bursts from one test client need more. */
+export const BURSTY_GATEWAY = { PUBLIC_RATE_LIMIT: '600000', PUBLIC_BURST: '100000' };
+
 let wallets = 0;
 
 /** The sandbox in this process; subscription, notifications (API and workers) and the gateway as real processes. */
@@ -94,7 +97,7 @@ export async function startNotificationsStack(options: NotificationsStackOptions
     };
     const workers: AppProcess[] = [];
     for (let i = 0; i < (options.workers ?? 0); i += 1) workers.push(await startWorker());
-    const gateway = await startApp('gateway', { SUBSCRIPTION_URL: subscription.url, TXB_URL: 'http://127.0.0.1:1', NOTIFICATIONS_URL: notifications.url, INTERNAL_TOKEN: internalToken });
+    const gateway = await startApp('gateway', { SUBSCRIPTION_URL: subscription.url, TXB_URL: 'http://127.0.0.1:1', NOTIFICATIONS_URL: notifications.url, INTERNAL_TOKEN: internalToken, ...BURSTY_GATEWAY });
     started.push(gateway);
     const api = `${gateway.url}/api/v1`;
     const call: NotificationsStack['call'] = async (method, path, { key, body, headers } = {}) => {
