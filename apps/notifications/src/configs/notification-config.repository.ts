@@ -5,7 +5,8 @@ import type { ChannelConfigRecord } from './notification-config';
 
 export const CHANNEL_CONFIGS: CollectionDefinition = {
   name: 'notification_channels',
-  unique: [{ name: 'notification_channels_owner', fields: ['accountId', 'walletAddress', 'channel'] }],
+  // Wallet first: the index also serves the per-alert lookup of a wallet's channels (`enabledFor`).
+  unique: [{ name: 'notification_channels_wallet', fields: ['walletAddress', 'accountId', 'channel'] }],
 };
 
 export type ChannelConfigFields = Omit<ChannelConfigRecord, 'id' | 'accountId' | 'walletAddress' | 'channel' | 'createdAt' | 'updatedAt'>;
