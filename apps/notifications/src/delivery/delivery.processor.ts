@@ -84,19 +84,18 @@ export class DeliveryProcessor {
   private async waitForTurn(job: Job<DeliveryJobData>, token: string | undefined, destination: Destination): Promise<string | undefined> {
     const jobId = job.id as string;
     for (;;) {
-      const position = await this.lanes.position(job.data.lane, jobId);
-      if (position.kind === 'behind') {
-        if (await this.headIsGone(position.head)) {
-          await this.lanes.leave(job.data.lane, position.head);
+      const turn = await this.lanes.turn(job.data.lane, jobId, destination.paces);
+      if (turn.kind === 'go') return undefined;
+      if (turn.kind === 'behind') {
+        if (await this.headIsGone(turn.head)) {
+          await this.lanes.leave(job.data.lane, turn.head);
           continue;
         }
         const interval = destination.paces[0]?.intervalMs ?? 50;
-        return this.delay(job, token, Math.min(MAX_LANE_WAIT_MS, Math.max(50, interval * position.position)));
+        return this.delay(job, token, Math.min(MAX_LANE_WAIT_MS, Math.max(50, interval * turn.position)));
       }
-      const wait = await this.lanes.takeSlot(destination.paces);
-      if (wait === 0) return undefined;
-      if (wait > 100) return this.delay(job, token, wait);
-      await sleep(wait);
+      if (turn.waitMs > 100) return this.delay(job, token, turn.waitMs);
+      await sleep(turn.waitMs);
     }
   }
 

@@ -27,6 +27,23 @@ for i, key in ipairs(KEYS) do
   if interval > 0 then redis.call('SET', key, now + interval, 'PX', interval + 60000) end
 end
 return 0`;
+/** Position in the lane and, for its head (or a job in no lane), the pacing slot: one round trip per try. */
+const TURN = `
+local index = redis.call('LPOS', KEYS[1], ARGV[1])
+if index and index > 0 then return {1, index, redis.call('LINDEX', KEYS[1], 0)} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local wait = 0
+for i = 2, #KEYS do
+  local next = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if next - now > wait then wait = next - now end
+end
+if wait > 0 then return {2, wait} end
+for i = 2, #KEYS do
+  local interval = tonumber(ARGV[i])
+  if interval > 0 then redis.call('SET', KEYS[i], now + interval, 'PX', interval + 60000) end
+end
+return {0}`;
 const HOLD = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -37,9 +54,9 @@ for i, key in ipairs(KEYS) do
 end
 return until`;
 
-const SCRIPTS = { enqueue: luaScript(ENQUEUE), takeSlot: luaScript(TAKE_SLOT), hold: luaScript(HOLD) };
+const SCRIPTS = { enqueue: luaScript(ENQUEUE), takeSlot: luaScript(TAKE_SLOT), turn: luaScript(TURN), hold: luaScript(HOLD) };
 
-export type LanePosition = { kind: 'head' } | { kind: 'behind'; position: number; head: string } | { kind: 'absent' };
+export type Turn = { kind: 'go' } | { kind: 'behind'; position: number; head: string } | { kind: 'paced'; waitMs: number };
 
 export class DestinationLanes {
   constructor(
@@ -64,12 +81,13 @@ export class DestinationLanes {
     await this.redis.del(`${this.prefix}laned:${jobId}`);
   }
 
-  async position(destinationKey: string, jobId: string): Promise<LanePosition> {
-    const lane = this.lane(destinationKey);
-    const [head, index] = await Promise.all([this.redis.lindex(lane, 0), this.redis.lpos(lane, jobId)]);
-    if (index === null) return { kind: 'absent' };
-    if (index === 0) return { kind: 'head' };
-    return { kind: 'behind', position: index, head: head ?? '' };
+  /** Whether the job may send now (then its pacing slot is taken), must wait behind others, or wait for pacing. */
+  async turn(destinationKey: string, jobId: string, paces: Pace[]): Promise<Turn> {
+    const keys = [this.lane(destinationKey), ...paces.map((p) => this.pace(p.key))];
+    const answer = (await this.run(SCRIPTS.turn, keys, [jobId, ...paces.map((p) => String(p.intervalMs))])) as [number, number?, string?];
+    if (answer[0] === 1) return { kind: 'behind', position: Number(answer[1]), head: String(answer[2] ?? '') };
+    if (answer[0] === 2) return { kind: 'paced', waitMs: Number(answer[1]) };
+    return { kind: 'go' };
   }
 
   async leave(destinationKey: string, jobId: string): Promise<void> {
