@@ -22,20 +22,43 @@ import { WebhookController } from './webhook/webhook.controller';
 @Module({
   providers: [
     NotificationConfigRepository,
-    { provide: SecretBox, useFactory: (c: NotificationsConfig) => new SecretBox(c.NOTIFICATIONS_ENCRYPTION_KEY), inject: [NotificationsConfig] },
-    { provide: WebhookUrlPolicy, useFactory: (c: NotificationsConfig) => new WebhookUrlPolicy(c.NOTIFICATIONS_WEBHOOK_HOSTS), inject: [NotificationsConfig] },
+    {
+      provide: SecretBox,
+      useFactory: (c: NotificationsConfig) => new SecretBox(c.NOTIFICATIONS_ENCRYPTION_KEY),
+      inject: [NotificationsConfig],
+    },
+    {
+      provide: WebhookUrlPolicy,
+      useFactory: (c: NotificationsConfig) => new WebhookUrlPolicy(c.NOTIFICATIONS_WEBHOOK_HOSTS),
+      inject: [NotificationsConfig],
+    },
     ConfigsService,
     AdminKeyGuard,
     WebhookSecretGuard,
   ],
-  exports: [NotificationConfigRepository, SecretBox, WebhookUrlPolicy, ConfigsService, AdminKeyGuard, WebhookSecretGuard],
+  exports: [
+    NotificationConfigRepository,
+    SecretBox,
+    WebhookUrlPolicy,
+    ConfigsService,
+    AdminKeyGuard,
+    WebhookSecretGuard,
+  ],
 })
 export class ConfigsModule {}
 
 /** The delivery queue, the DLQ, providers and (role `worker`) the BullMQ worker. */
 @Module({
   imports: [ConfigsModule],
-  providers: [DeliveryQueue, DeadLetterRepository, DeliveryMetrics, ChannelProviders, DeliveryProcessor, DeliveryWorker, DlqService],
+  providers: [
+    DeliveryQueue,
+    DeadLetterRepository,
+    DeliveryMetrics,
+    ChannelProviders,
+    DeliveryProcessor,
+    DeliveryWorker,
+    DlqService,
+  ],
   exports: [DeliveryQueue, DeadLetterRepository, DeliveryMetrics, DlqService],
 })
 export class DeliveryModule {}

@@ -25,7 +25,11 @@ export interface DeliveryHarness {
   config: NotificationsConfig;
   /** A caller the gateway would vouch for; same `email` = same account. */
   caller(email?: string | null): CallerIdentity;
-  call(method: 'GET' | 'POST' | 'DELETE', path: string, options?: { caller?: CallerIdentity; body?: unknown; headers?: Record<string, string> }): Promise<request.Response>;
+  call(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    options?: { caller?: CallerIdentity; body?: unknown; headers?: Record<string, string> },
+  ): Promise<request.Response>;
   /** A fresh ledger G-address. */
   wallet(): string;
   /** The sandbox's webhook receiver URL for a Discord (default) or Slack hook. */
@@ -73,16 +77,32 @@ export async function startDeliveryHarness(env: Record<string, string> = {}): Pr
     }),
     call(method, path, options = {}) {
       const requestId = randomUUID();
-      const text = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      const signed = signInternalRequest({ token: TOKEN, method, path, requestId, identity: options.caller, body: text });
+      const text =
+        options.body === undefined
+          ? undefined
+          : typeof options.body === 'string'
+            ? options.body
+            : JSON.stringify(options.body);
+      const signed = signInternalRequest({
+        token: TOKEN,
+        method,
+        path,
+        requestId,
+        identity: options.caller,
+        body: text,
+      });
       const headers = { ...signed, 'x-request-id': requestId, ...options.headers };
       const server = request(app.getHttpServer());
       const call = method === 'GET' ? server.get(path) : method === 'DELETE' ? server.delete(path) : server.post(path);
-      return text === undefined ? call.set(headers) : call.set({ 'content-type': 'application/json', ...headers }).send(text);
+      return text === undefined
+        ? call.set(headers)
+        : call.set({ 'content-type': 'application/json', ...headers }).send(text);
     },
     wallet() {
       wallets += 1;
-      return LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 700 + wallets + Math.floor(Math.random() * 100_000) }).address;
+      return LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, {
+        index: 700 + wallets + Math.floor(Math.random() * 100_000),
+      }).address;
     },
     hookUrl(kind = 'discord') {
       const id = randomBytes(6).toString('hex');

@@ -56,7 +56,11 @@ async function main(): Promise<void> {
     CONTRACT_RPC_URL: sandbox.rpcUrl,
   };
   const start = async (role: string) => {
-    const app = new AppProcess({ app: 'notifications', port: await freePort(), env: { ...env, NOTIFICATIONS_ROLE: role } });
+    const app = new AppProcess({
+      app: 'notifications',
+      port: await freePort(),
+      env: { ...env, NOTIFICATIONS_ROLE: role },
+    });
     await app.waitReady(60_000);
     return app;
   };
@@ -64,12 +68,26 @@ async function main(): Promise<void> {
   const workers: AppProcess[] = [];
   for (let i = 0; i < WORKERS; i += 1) workers.push(await start('worker'));
   const pool = new Pool(api.url, { connections: 64, keepAliveTimeout: 30_000 });
-  const identity = { keyId: 'bench', tier: 'partner' as const, rateLimit: 1e6, burst: 1e6, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), email: 'bench@example.com' };
+  const identity = {
+    keyId: 'bench',
+    tier: 'partner' as const,
+    rateLimit: 1e6,
+    burst: 1e6,
+    expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    email: 'bench@example.com',
+  };
   const call = async (path: string, body: object, withIdentity: boolean) => {
     const text = JSON.stringify(body);
     const requestId = randomUUID();
     const headers = {
-      ...signInternalRequest({ token: TOKEN, method: 'POST', path, requestId, identity: withIdentity ? identity : undefined, body: text }),
+      ...signInternalRequest({
+        token: TOKEN,
+        method: 'POST',
+        path,
+        requestId,
+        identity: withIdentity ? identity : undefined,
+        body: text,
+      }),
       'x-request-id': requestId,
       'content-type': 'application/json',
       ...(withIdentity ? {} : { 'x-webhook-secret': SECRET }),
@@ -82,7 +100,6 @@ async function main(): Promise<void> {
 
   // Where each alert was received, by "<alertId>|<channel>".
   const received = new Map<string, number>();
-  let receivedCount = 0;
   sandbox.channels.log.subscribe((entry) => {
     if (entry.outcome !== 'delivered') return;
     const id = /(bench-[0-9a-f-]+)/.exec(entry.text)?.[1];
@@ -90,7 +107,6 @@ async function main(): Promise<void> {
     const key = `${id}|${entry.channel}`;
     if (!received.has(key)) {
       received.set(key, performance.now());
-      receivedCount += 1;
     }
   });
 
@@ -100,11 +116,21 @@ async function main(): Promise<void> {
     for (let i = 0; i < WALLETS; i += 1) {
       const id = 90_000_000 + i;
       const bot = `${700_000 + i}:${randomBytes(18).toString('hex')}`;
-      const hook = i % 2 === 0 ? `${sandbox.url}/hooks/discord/${id}/t${i}` : `${sandbox.url}/hooks/slack/T${i}/B${i}/X${i}`;
-      destinations.push({ wallet: Keypair.random().publicKey(), chatId: String(id), hook, email: `w${i}@bench.example` });
+      const hook =
+        i % 2 === 0 ? `${sandbox.url}/hooks/discord/${id}/t${i}` : `${sandbox.url}/hooks/slack/T${i}/B${i}/X${i}`;
+      destinations.push({
+        wallet: Keypair.random().publicKey(),
+        chatId: String(id),
+        hook,
+        email: `w${i}@bench.example`,
+      });
       const d = destinations[i];
       await Promise.all([
-        call(`${BASE}/messenger`, { walletAddress: d.wallet, messengerChatId: d.chatId, messengerBotToken: bot, minRiskLevel: 'low' }, true),
+        call(
+          `${BASE}/messenger`,
+          { walletAddress: d.wallet, messengerChatId: d.chatId, messengerBotToken: bot, minRiskLevel: 'low' },
+          true,
+        ),
         call(`${BASE}/channelhook`, { walletAddress: d.wallet, channelWebhook: d.hook, minRiskLevel: 'low' }, true),
         call(`${BASE}/email`, { walletAddress: d.wallet, email: d.email, minRiskLevel: 'low' }, true),
       ]);
@@ -179,10 +205,11 @@ async function main(): Promise<void> {
         .filter((k) => received.has(k))
         .map((k) => (received.get(k) as number) - (submittedAt.get(k.split('|')[0]) as number))
         .sort((a, b) => a - b);
-    const pct = (values: number[], q: number) => Math.round(values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN);
+    const pct = (values: number[], q: number) =>
+      Math.round(values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN);
 
     const rows = [
-      `| registrations (3 channels × ${WALLETS} wallets, one after another) | ${(WALLETS * 3 / registrationSeconds).toFixed(0)} /s | |`,
+      `| registrations (3 channels × ${WALLETS} wallets, one after another) | ${((WALLETS * 3) / registrationSeconds).toFixed(0)} /s | |`,
       `| sustained deliveries, ${ROUNDS} alerts × ${WALLETS} wallets × 3 channels, ${WORKERS} worker processes × ${CONCURRENCY} | ${(deliveries / seconds).toFixed(0)} /s | ${deliveries} delivered in ${seconds.toFixed(1)} s (intake took ${((accepted - began) / 1000).toFixed(1)} s); lost ${lostThroughput} |`,
       ...(['telegram', 'webhook', 'email', undefined] as const).map((channel) => {
         const values = latencies(channel);
@@ -192,7 +219,9 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`\n${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}\n\n`);
     process.stdout.write(['| measurement | result | notes |', '|---|---|---|', ...rows].join('\n') + '\n');
-    process.stdout.write(`\n${JSON.stringify({ deliveriesPerSecond: deliveries / seconds, lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99) })}\n`);
+    process.stdout.write(
+      `\n${JSON.stringify({ deliveriesPerSecond: deliveries / seconds, lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99) })}\n`,
+    );
   } finally {
     await pool.close();
     for (const app of [...workers, api]) await app.stop();

@@ -78,8 +78,14 @@ describe('planLaunch', () => {
   });
 
   it('takes the webhook secret and admin key from the environment when given', () => {
-    const plan = planLaunch({ RMS_WEBHOOK_SECRET: 'given-webhook-secret-123', RMS_ADMIN_API_KEY: 'given-admin-key-123456' }, redis);
+    const plan = planLaunch(
+      { RMS_WEBHOOK_SECRET: 'given-webhook-secret-123', RMS_ADMIN_API_KEY: 'given-admin-key-123456' },
+      redis,
+    );
     const notifications = plan.apps.find(({ slot }) => slot.app === 'notifications')?.env;
-    expect(notifications).toMatchObject({ RMS_WEBHOOK_SECRET: 'given-webhook-secret-123', RMS_ADMIN_API_KEY: 'given-admin-key-123456' });
+    expect(notifications).toMatchObject({
+      RMS_WEBHOOK_SECRET: 'given-webhook-secret-123',
+      RMS_ADMIN_API_KEY: 'given-admin-key-123456',
+    });
   });
 });

@@ -3,7 +3,13 @@
  * gets 404), secrets are masked, the inbound webhook reaches the sandbox's Telegram, Discord/Slack and SMTP
  * stand-ins, the test message works on each channel, and failed deliveries land in the DLQ and are re-driven.
  */
-import { BOT_TOKEN, NOTIFICATIONS, type NotificationsStack, alertFor, startNotificationsStack } from './support/notifications-stack';
+import {
+  BOT_TOKEN,
+  NOTIFICATIONS,
+  type NotificationsStack,
+  alertFor,
+  startNotificationsStack,
+} from './support/notifications-stack';
 
 describe('notifications through the gateway', () => {
   let s: NotificationsStack;
@@ -14,8 +20,14 @@ describe('notifications through the gateway', () => {
 
   async function registerAll(key: string, wallet: string, chatId: string, hook: string, email: string) {
     const answers = [
-      await s.call('POST', `${NOTIFICATIONS}/messenger`, { key, body: { walletAddress: wallet, messengerChatId: chatId, minRiskLevel: 'warn' } }),
-      await s.call('POST', `${NOTIFICATIONS}/channelhook`, { key, body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'medium' } }),
+      await s.call('POST', `${NOTIFICATIONS}/messenger`, {
+        key,
+        body: { walletAddress: wallet, messengerChatId: chatId, minRiskLevel: 'warn' },
+      }),
+      await s.call('POST', `${NOTIFICATIONS}/channelhook`, {
+        key,
+        body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'medium' },
+      }),
       await s.call('POST', `${NOTIFICATIONS}/email`, { key, body: { walletAddress: wallet, email } }),
     ];
     for (const answer of answers) expect(answer.status).toBe(201);
@@ -28,17 +40,27 @@ describe('notifications through the gateway', () => {
     const wallet = s.wallet();
     const hook = s.hookUrl('slack');
     const last = await registerAll(key, wallet, '@alerts_channel', hook, 'owner@example.com');
-    expect(last.body).toMatchObject({ success: true, walletAddress: wallet, enabledChannels: ['messenger', 'channelhook', 'email'], messengerChatId: '@alerts_channel' });
+    expect(last.body).toMatchObject({
+      success: true,
+      walletAddress: wallet,
+      enabledChannels: ['messenger', 'channelhook', 'email'],
+      messengerChatId: '@alerts_channel',
+    });
     expect(last.body.channels.messenger.minRiskLevel).toBe('medium');
     expect(JSON.stringify(last.body)).not.toContain(hook);
     const token = `123456:${'t'.repeat(35)}`;
-    const withToken = await s.call('POST', `${NOTIFICATIONS}/messenger`, { key, body: { walletAddress: wallet, messengerChatId: '-1001', messengerBotToken: token } });
+    const withToken = await s.call('POST', `${NOTIFICATIONS}/messenger`, {
+      key,
+      body: { walletAddress: wallet, messengerChatId: '-1001', messengerBotToken: token },
+    });
     expect(withToken.body.messengerBotToken).toBe('123456:****tttt');
     expect(JSON.stringify(withToken.body)).not.toContain(token);
 
     expect((await s.call('GET', `${NOTIFICATIONS}?walletAddress=${wallet}`, { key })).status).toBe(200);
     expect((await s.call('GET', `${NOTIFICATIONS}?walletAddress=${wallet}`, { key: other })).status).toBe(404);
-    expect((await s.call('DELETE', `${NOTIFICATIONS}?walletAddress=${wallet}&channel=email`, { key: other })).status).toBe(404);
+    expect(
+      (await s.call('DELETE', `${NOTIFICATIONS}?walletAddress=${wallet}&channel=email`, { key: other })).status,
+    ).toBe(404);
     expect((await s.call('GET', `${NOTIFICATIONS}?walletAddress=${wallet}`)).status).toBe(401);
     const deleted = await s.call('DELETE', `${NOTIFICATIONS}?walletAddress=${wallet}&channel=email`, { key });
     expect(deleted).toMatchObject({ status: 200, body: { success: true, deleted: true } });
@@ -60,10 +82,22 @@ describe('notifications through the gateway', () => {
     await registerAll(key, wallet, chatId, hook, email);
 
     const alert = alertFor(wallet, { riskLevel: 'alert', healthFactor: 1.1523, recommendedAction: 'REPAY' });
-    const answer = await s.webhook({ source: 'e2e', alert, routing: { channels: ['messenger', 'channelhook', 'email'], priority: 'normal' }, timestamp: new Date().toISOString() });
-    expect(answer).toMatchObject({ status: 202, body: { success: true, alertId: alert.alertId, queued: ['messenger', 'channelhook', 'email'], suppressed: [] } });
+    const answer = await s.webhook({
+      source: 'e2e',
+      alert,
+      routing: { channels: ['messenger', 'channelhook', 'email'], priority: 'normal' },
+      timestamp: new Date().toISOString(),
+    });
+    expect(answer).toMatchObject({
+      status: 202,
+      body: { success: true, alertId: alert.alertId, queued: ['messenger', 'channelhook', 'email'], suppressed: [] },
+    });
     expect((await s.webhook({ source: 'e2e', alert })).body).toMatchObject({ duplicate: true, queued: [] });
-    for (const filter of [{ channel: 'telegram', destination: chatId }, { channel: 'webhook', destination: hookPath }, { channel: 'email', destination: email }] as const) {
+    for (const filter of [
+      { channel: 'telegram', destination: chatId },
+      { channel: 'webhook', destination: hookPath },
+      { channel: 'email', destination: email },
+    ] as const) {
       const [entry] = await s.waitForMessages({ ...filter, outcome: 'delivered' }, 1);
       expect(entry?.text).toContain('HIGH risk: health factor 1.1523');
       expect(entry?.text).toContain('/api/v1/txb/build');
@@ -74,7 +108,11 @@ describe('notifications through the gateway', () => {
       const test = await s.call('POST', `${NOTIFICATIONS}/test?walletAddress=${wallet}&channel=${channel}`, { key });
       expect(test).toMatchObject({ status: 202, body: { success: true, channel } });
     }
-    for (const filter of [{ channel: 'telegram', destination: chatId }, { channel: 'webhook', destination: hookPath }, { channel: 'email', destination: email }] as const) {
+    for (const filter of [
+      { channel: 'telegram', destination: chatId },
+      { channel: 'webhook', destination: hookPath },
+      { channel: 'email', destination: email },
+    ] as const) {
       const found = await s.waitForMessages({ ...filter, match: (m) => m.text.includes('Test message') }, 1);
       expect(found).toHaveLength(1);
     }
@@ -85,7 +123,14 @@ describe('notifications through the gateway', () => {
     const wallet = s.wallet();
     const hook = s.hookUrl();
     const hookPath = new URL(hook).pathname.replace(/^\/hooks\//, '');
-    expect((await s.call('POST', `${NOTIFICATIONS}/channelhook`, { key, body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' } })).status).toBe(201);
+    expect(
+      (
+        await s.call('POST', `${NOTIFICATIONS}/channelhook`, {
+          key,
+          body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' },
+        })
+      ).status,
+    ).toBe(201);
     s.sandbox.channels.webhooks.removeHook(hookPath, 410);
     const alert = alertFor(wallet);
     expect((await s.webhook({ source: 'e2e', alert })).body.queued).toEqual(['channelhook']);
@@ -98,7 +143,9 @@ describe('notifications through the gateway', () => {
     }
     expect(entry).toMatchObject({ attempts: 1, lastError: expect.stringMatching(/webhook 4(04|10)/) });
     expect(entry?.destination).not.toContain(hookPath.split('/').pop());
-    expect((await s.call('GET', `${NOTIFICATIONS}/dlq`, { headers: { 'x-admin-key': 'not-the-admin-key-000' } })).status).toBe(403);
+    expect(
+      (await s.call('GET', `${NOTIFICATIONS}/dlq`, { headers: { 'x-admin-key': 'not-the-admin-key-000' } })).status,
+    ).toBe(403);
 
     s.sandbox.channels.webhooks.restoreHook(hookPath);
     const redriven = await s.admin('POST', `/dlq/${entry!.id}/redrive`);

@@ -4,10 +4,23 @@
  * wants). Seeded, so a failing request can be replayed; failures are printed with their answer.
  */
 import { randomBytes } from 'node:crypto';
-import { BOT_TOKEN_SHAPE, CHAT_ID_SHAPE, isChannel, isContractAddress, isLedgerAccountAddress, parseRiskLevel } from '@rp/contracts';
+import {
+  BOT_TOKEN_SHAPE,
+  CHAT_ID_SHAPE,
+  isChannel,
+  isContractAddress,
+  isLedgerAccountAddress,
+  parseRiskLevel,
+} from '@rp/contracts';
 import { Keypair } from '@stellar/stellar-sdk';
 import { ADMIN_KEY } from './support/paid-stack';
-import { NOTIFICATIONS, type NotificationsStack, WEBHOOK_SECRET, alertFor, startNotificationsStack } from './support/notifications-stack';
+import {
+  NOTIFICATIONS,
+  type NotificationsStack,
+  WEBHOOK_SECRET,
+  alertFor,
+  startNotificationsStack,
+} from './support/notifications-stack';
 
 const PER_ROUTE = 1000;
 
@@ -60,7 +73,8 @@ const VALID: Record<string, (value: unknown) => boolean> = {
   walletAddress: isLedgerAccountAddress,
   address: isLedgerAccountAddress,
   poolAddress: isContractAddress,
-  messengerChatId: (v) => (typeof v === 'string' && CHAT_ID_SHAPE.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v) && v !== 0),
+  messengerChatId: (v) =>
+    (typeof v === 'string' && CHAT_ID_SHAPE.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v) && v !== 0),
   messengerBotToken: (v) => typeof v === 'string' && BOT_TOKEN_SHAPE.test(v),
   minRiskLevel: (v) => parseRiskLevel(v) !== undefined,
   riskLevel: (v) => parseRiskLevel(v) !== undefined,
@@ -76,7 +90,11 @@ const VALID: Record<string, (value: unknown) => boolean> = {
   recommendedAction: (v) => typeof v === 'string' && ['HOLD', 'WATCH', 'REPAY', 'LIQUIDATE'].includes(v),
   evaluatedAt: (v) => typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v),
   alert: () => false,
-  routing: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).every((k) => k === 'channels' || k === 'priority'),
+  routing: (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.keys(v).every((k) => k === 'channels' || k === 'priority'),
 };
 function invalid(random: Random, field: string): unknown {
   if (!VALID[field]) throw new Error(`no rule for ${field}`);
@@ -113,17 +131,35 @@ describe('malformed requests to notifications', () => {
   }, 180_000);
   afterAll(() => s?.close());
 
-  async function run(route: string, make: (random: Random, i: number) => { method: 'GET' | 'POST' | 'DELETE'; path: string; body?: unknown; headers?: Record<string, string>; auth?: 'key' | 'none' }) {
+  async function run(
+    route: string,
+    make: (
+      random: Random,
+      i: number,
+    ) => {
+      method: 'GET' | 'POST' | 'DELETE';
+      path: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      auth?: 'key' | 'none';
+    },
+  ) {
     const random = generator(route.length * 7919 + 17);
     const counts: Record<number, number> = {};
     for (let i = 0; i < PER_ROUTE; i += 25) {
       await Promise.all(
         Array.from({ length: 25 }, async (_, j) => {
           const request = make(random, i + j);
-          const answer = await s.call(request.method, request.path, { key: request.auth === 'none' ? undefined : key, body: request.body, headers: request.headers });
+          const answer = await s.call(request.method, request.path, {
+            key: request.auth === 'none' ? undefined : key,
+            body: request.body,
+            headers: request.headers,
+          });
           counts[answer.status] = (counts[answer.status] ?? 0) + 1;
           if (answer.status >= 500 || (answer.status >= 200 && answer.status < 300)) {
-            failures.push(`${route}: ${request.method} ${request.path} ${JSON.stringify(request.body)?.slice(0, 300)} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+            failures.push(
+              `${route}: ${request.method} ${request.path} ${JSON.stringify(request.body)?.slice(0, 300)} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+            );
           }
         }),
       );
@@ -131,7 +167,13 @@ describe('malformed requests to notifications', () => {
     return counts;
   }
 
-  const messenger = (r: Random) => ({ walletAddress: r.pick(wallets), messengerChatId: '12345', messengerBotToken: `1:${'a'.repeat(35)}`, minRiskLevel: 'high', enabledChannels: ['messenger'] });
+  const messenger = (r: Random) => ({
+    walletAddress: r.pick(wallets),
+    messengerChatId: '12345',
+    messengerBotToken: `1:${'a'.repeat(35)}`,
+    minRiskLevel: 'high',
+    enabledChannels: ['messenger'],
+  });
   const query = (r: Random) => {
     const value = () => encodeURIComponent(String(junk(r)));
     return r.pick([
@@ -147,33 +189,126 @@ describe('malformed requests to notifications', () => {
   };
 
   it.each([
-    ['POST /messenger', (r: Random) => ({ method: 'POST' as const, path: `${NOTIFICATIONS}/messenger`, body: broken(r, messenger(r), ['walletAddress', 'messengerChatId']) })],
-    ['POST /channelhook', (r: Random) => ({ method: 'POST' as const, path: `${NOTIFICATIONS}/channelhook`, body: r.next() < 0.3 ? { walletAddress: r.pick(wallets), channelWebhook: junk(r) } : broken(r, { walletAddress: r.pick(wallets), channelWebhook: r.pick(['https://discord.com/api/webhooks/1/x', 'http://10.0.0.1/hooks/discord/1/x', 'https://hooks.slack.com/services/../x']), minRiskLevel: 'low' }, ['walletAddress', 'channelWebhook']) })],
-    ['POST /email', (r: Random) => ({ method: 'POST' as const, path: `${NOTIFICATIONS}/email`, body: broken(r, { walletAddress: r.pick(wallets), email: 'not-an-email', minRiskLevel: 'warn' }, ['walletAddress', 'email']) })],
+    [
+      'POST /messenger',
+      (r: Random) => ({
+        method: 'POST' as const,
+        path: `${NOTIFICATIONS}/messenger`,
+        body: broken(r, messenger(r), ['walletAddress', 'messengerChatId']),
+      }),
+    ],
+    [
+      'POST /channelhook',
+      (r: Random) => ({
+        method: 'POST' as const,
+        path: `${NOTIFICATIONS}/channelhook`,
+        body:
+          r.next() < 0.3
+            ? { walletAddress: r.pick(wallets), channelWebhook: junk(r) }
+            : broken(
+                r,
+                {
+                  walletAddress: r.pick(wallets),
+                  channelWebhook: r.pick([
+                    'https://discord.com/api/webhooks/1/x',
+                    'http://10.0.0.1/hooks/discord/1/x',
+                    'https://hooks.slack.com/services/../x',
+                  ]),
+                  minRiskLevel: 'low',
+                },
+                ['walletAddress', 'channelWebhook'],
+              ),
+      }),
+    ],
+    [
+      'POST /email',
+      (r: Random) => ({
+        method: 'POST' as const,
+        path: `${NOTIFICATIONS}/email`,
+        body: broken(r, { walletAddress: r.pick(wallets), email: 'not-an-email', minRiskLevel: 'warn' }, [
+          'walletAddress',
+          'email',
+        ]),
+      }),
+    ],
     ['GET config', (r: Random) => ({ method: 'GET' as const, path: `${NOTIFICATIONS}${query(r)}` })],
     ['DELETE config', (r: Random) => ({ method: 'DELETE' as const, path: `${NOTIFICATIONS}${query(r)}` })],
     ['POST /test', (r: Random) => ({ method: 'POST' as const, path: `${NOTIFICATIONS}/test${query(r)}` })],
-    ['POST /webhook', (r: Random) => {
-      const alert = alertFor(r.pick(wallets));
-      const field = r.pick(['address', 'poolAddress', 'riskLevel', 'healthFactor', 'triggers', 'collateralValueUsd', 'recommendedAction', 'evaluatedAt', 'alertId']);
-      const body = r.pick<() => unknown>([
-        () => broken(r, { source: 'fuzz', alert, routing: { channels: ['email'] } }, ['source', 'alert']),
-        () => ({ source: 'fuzz', alert: { ...alert, [field]: invalid(r, field) } }),
-        () => ({ source: 'fuzz', alert, routing: { channels: [junk(r)], priority: 'urgent' } }),
-        () => ({ source: 'fuzz', alert, routing: { priority: junk(r) } }),
-      ])();
-      const headers = r.next() < 0.15 ? { 'x-webhook-secret': String(junk(r)).slice(0, 100).replace(/[^\x20-\x7e]/g, '') || 'x' } : { 'x-webhook-secret': WEBHOOK_SECRET };
-      return { method: 'POST' as const, path: `${NOTIFICATIONS}/webhook`, body, headers, auth: 'none' as const };
-    }],
-    ['POST /dlq/:id/redrive', (r: Random) => ({ method: 'POST' as const, path: `${NOTIFICATIONS}/dlq/${encodeURIComponent(String(junk(r)).slice(0, 300)) || 'x'}/redrive`, headers: { 'x-admin-key': r.next() < 0.2 ? 'wrong-admin-key-0000' : ADMIN_KEY }, auth: 'none' as const })],
-    ['POST /dlq/redrive', (r: Random) => ({ method: 'POST' as const, path: `${NOTIFICATIONS}/dlq/redrive?channel=${encodeURIComponent(String(invalid(r, 'channel')).slice(0, 300))}`, headers: { 'x-admin-key': ADMIN_KEY }, auth: 'none' as const })],
-    ['GET /dlq', (r: Random) => ({ method: 'GET' as const, path: `${NOTIFICATIONS}/dlq`, headers: { 'x-admin-key': String(junk(r)).slice(0, 100).replace(/[^\x20-\x7e]/g, '') || 'x' }, auth: 'none' as const })],
-  ])('%s: 1,000 malformed requests, none 5xx or accepted', async (route, make) => {
-    const before = failures.length;
-    const counts = await run(route, make);
-    console.log(`${route}: ${JSON.stringify(counts)}`);
-    expect(failures.slice(before)).toEqual([]);
-  }, 300_000);
+    [
+      'POST /webhook',
+      (r: Random) => {
+        const alert = alertFor(r.pick(wallets));
+        const field = r.pick([
+          'address',
+          'poolAddress',
+          'riskLevel',
+          'healthFactor',
+          'triggers',
+          'collateralValueUsd',
+          'recommendedAction',
+          'evaluatedAt',
+          'alertId',
+        ]);
+        const body = r.pick<() => unknown>([
+          () => broken(r, { source: 'fuzz', alert, routing: { channels: ['email'] } }, ['source', 'alert']),
+          () => ({ source: 'fuzz', alert: { ...alert, [field]: invalid(r, field) } }),
+          () => ({ source: 'fuzz', alert, routing: { channels: [junk(r)], priority: 'urgent' } }),
+          () => ({ source: 'fuzz', alert, routing: { priority: junk(r) } }),
+        ])();
+        const headers =
+          r.next() < 0.15
+            ? {
+                'x-webhook-secret':
+                  String(junk(r))
+                    .slice(0, 100)
+                    .replace(/[^\x20-\x7e]/g, '') || 'x',
+              }
+            : { 'x-webhook-secret': WEBHOOK_SECRET };
+        return { method: 'POST' as const, path: `${NOTIFICATIONS}/webhook`, body, headers, auth: 'none' as const };
+      },
+    ],
+    [
+      'POST /dlq/:id/redrive',
+      (r: Random) => ({
+        method: 'POST' as const,
+        path: `${NOTIFICATIONS}/dlq/${encodeURIComponent(String(junk(r)).slice(0, 300)) || 'x'}/redrive`,
+        headers: { 'x-admin-key': r.next() < 0.2 ? 'wrong-admin-key-0000' : ADMIN_KEY },
+        auth: 'none' as const,
+      }),
+    ],
+    [
+      'POST /dlq/redrive',
+      (r: Random) => ({
+        method: 'POST' as const,
+        path: `${NOTIFICATIONS}/dlq/redrive?channel=${encodeURIComponent(String(invalid(r, 'channel')).slice(0, 300))}`,
+        headers: { 'x-admin-key': ADMIN_KEY },
+        auth: 'none' as const,
+      }),
+    ],
+    [
+      'GET /dlq',
+      (r: Random) => ({
+        method: 'GET' as const,
+        path: `${NOTIFICATIONS}/dlq`,
+        headers: {
+          'x-admin-key':
+            String(junk(r))
+              .slice(0, 100)
+              .replace(/[^\x20-\x7e]/g, '') || 'x',
+        },
+        auth: 'none' as const,
+      }),
+    ],
+  ])(
+    '%s: 1,000 malformed requests, none 5xx or accepted',
+    async (route, make) => {
+      const before = failures.length;
+      const counts = await run(route, make);
+      console.log(`${route}: ${JSON.stringify(counts)}`);
+      expect(failures.slice(before)).toEqual([]);
+    },
+    300_000,
+  );
 
   it('stored and sent nothing', async () => {
     for (const wallet of wallets) {

@@ -4,7 +4,12 @@
  * append-only persistence docs/deployment.md prescribes). Alerts go in through the gateway's webhook; every one
  * must reach each of its three sandbox stand-ins.
  */
-import { NOTIFICATIONS, type NotificationsStack, alertFor, startNotificationsStack } from './support/notifications-stack';
+import {
+  NOTIFICATIONS,
+  type NotificationsStack,
+  alertFor,
+  startNotificationsStack,
+} from './support/notifications-stack';
 import { type PersistentRedis, persistentRedis } from './support/persistent-redis';
 
 interface Destinations {
@@ -23,7 +28,12 @@ async function registerWallets(s: NotificationsStack, count: number): Promise<De
     chats += 1;
     const wallet = s.wallet();
     const hook = s.hookUrl(i % 2 === 0 ? 'discord' : 'slack');
-    const d = { wallet, chatId: String(chats), hookPath: new URL(hook).pathname.replace(/^\/hooks\//, ''), email: `${chats}@example.com` };
+    const d = {
+      wallet,
+      chatId: String(chats),
+      hookPath: new URL(hook).pathname.replace(/^\/hooks\//, ''),
+      email: `${chats}@example.com`,
+    };
     for (const [path, body] of [
       ['messenger', { walletAddress: wallet, messengerChatId: d.chatId, minRiskLevel: 'low' }],
       ['channelhook', { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' }],
@@ -56,7 +66,11 @@ function tally(s: NotificationsStack, destinations: Destinations[], alertIds: st
   let missing = 0;
   let duplicates = 0;
   for (const d of destinations) {
-    for (const [channel, destination] of [['telegram', d.chatId], ['webhook', d.hookPath], ['email', d.email]] as const) {
+    for (const [channel, destination] of [
+      ['telegram', d.chatId],
+      ['webhook', d.hookPath],
+      ['email', d.email],
+    ] as const) {
       const texts = s.messages({ channel, destination, outcome: 'delivered' }).map((m) => m.text);
       for (const id of alertIds.filter((a) => a.includes(d.wallet.slice(-8)))) {
         const n = texts.filter((t) => t.includes(id)).length;
@@ -68,7 +82,12 @@ function tally(s: NotificationsStack, destinations: Destinations[], alertIds: st
   return { missing, duplicates };
 }
 
-async function allDelivered(s: NotificationsStack, destinations: Destinations[], alertIds: string[], timeoutMs: number) {
+async function allDelivered(
+  s: NotificationsStack,
+  destinations: Destinations[],
+  alertIds: string[],
+  timeoutMs: number,
+) {
   const until = Date.now() + timeoutMs;
   let result = tally(s, destinations, alertIds);
   while (result.missing > 0 && Date.now() < until) {
@@ -105,7 +124,9 @@ describe('a delivery worker killed in the middle of deliveries', () => {
     await s.workers[0].kill();
     const { missing, duplicates } = await allDelivered(s, destinations, alertIds, 120_000);
     const expected = alertIds.length * 3;
-    console.log(`worker SIGKILL after ${killedAfter}/${expected} deliveries: missing ${missing}, duplicates ${duplicates}`);
+    console.log(
+      `worker SIGKILL after ${killedAfter}/${expected} deliveries: missing ${missing}, duplicates ${duplicates}`,
+    );
     expect(killedAfter).toBeLessThan(expected);
     expect(missing).toBe(0);
     // A duplicate needs a job that was running in the dead worker: at most its concurrency.
@@ -147,7 +168,9 @@ describe('Redis restarted during a burst', () => {
     await restarted;
     await Promise.all(submissions);
     const { missing, duplicates } = await allDelivered(s, destinations, alertIds, 120_000);
-    console.log(`Redis SIGKILL + restart mid-burst: ${alertIds.length * 3} deliveries expected, missing ${missing}, duplicates ${duplicates}`);
+    console.log(
+      `Redis SIGKILL + restart mid-burst: ${alertIds.length * 3} deliveries expected, missing ${missing}, duplicates ${duplicates}`,
+    );
     expect(missing).toBe(0);
   }, 240_000);
 });

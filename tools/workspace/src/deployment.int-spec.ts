@@ -117,9 +117,12 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
 
   it('run notifications as three Deployments of one image: the API, the autoscaled workers and the monitor', () => {
     const role = (name: string) =>
-      deployments.find((d) => d.metadata.name === name)!.spec!.template.spec!.containers[0].env?.find((e) => e.name === 'NOTIFICATIONS_ROLE')?.value;
+      deployments
+        .find((d) => d.metadata.name === name)!
+        .spec!.template.spec!.containers[0].env?.find((e) => e.name === 'NOTIFICATIONS_ROLE')?.value;
     expect(role('notifications')).toBe('api');
-    const image = deployments.find((d) => d.metadata.name === 'notifications')!.spec!.template.spec!.containers[0].image;
+    const image = deployments.find((d) => d.metadata.name === 'notifications')!.spec!.template.spec!.containers[0]
+      .image;
     for (const [name, value] of Object.entries(NOTIFICATION_ROLES)) {
       const deployment = deployments.find((d) => d.metadata.name === name)!;
       const pod = deployment.spec!.template.spec!;
@@ -129,7 +132,9 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
       expect(pod.securityContext?.runAsNonRoot).toBe(true);
       // Different pod labels: the notifications Service never routes to workers or the monitor.
       expect(deployment.spec!.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': name });
-      const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === name) as unknown as INetworkPolicy;
+      const policy = objects.find(
+        (o) => o.kind === 'NetworkPolicy' && o.metadata.name === name,
+      ) as unknown as INetworkPolicy;
       expect(policy.spec?.ingress?.flatMap((rule) => rule.from ?? [])).toEqual([
         {
           namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
@@ -137,7 +142,9 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
         },
       ]);
     }
-    const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === 'notifications-worker') as unknown as {
+    const hpa = objects.find(
+      (o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === 'notifications-worker',
+    ) as unknown as {
       spec: { scaleTargetRef: { name: string }; minReplicas: number; maxReplicas: number };
     };
     expect(hpa.spec.scaleTargetRef.name).toBe('notifications-worker');

@@ -31,9 +31,11 @@ export class WebhookSecretGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const expected = this.config.RMS_WEBHOOK_SECRET;
-    if (!expected) throw new ApiError(503, 'WEBHOOK_NOT_CONFIGURED', 'The alert webhook is not configured on this server');
+    if (!expected)
+      throw new ApiError(503, 'WEBHOOK_NOT_CONFIGURED', 'The alert webhook is not configured on this server');
     const given = headerOf(context.switchToHttp().getRequest<HttpRequest>().headers, 'x-webhook-secret');
-    if (!sameSecret(given, expected)) throw new ApiError(403, 'INVALID_WEBHOOK_SECRET', 'X-Webhook-Secret is missing or wrong');
+    if (!sameSecret(given, expected))
+      throw new ApiError(403, 'INVALID_WEBHOOK_SECRET', 'X-Webhook-Secret is missing or wrong');
     return true;
   }
 }

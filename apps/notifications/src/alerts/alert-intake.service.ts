@@ -47,19 +47,39 @@ export class AlertIntake {
     }
     const queuedAt = Date.now();
     const jobs = eligible.map((c) => {
-      const data: DeliveryJobData = { alert, channel: c.channel, configId: c.id, source: options.source, queuedAt, lane: this.laneOf(c) };
+      const data: DeliveryJobData = {
+        alert,
+        channel: c.channel,
+        configId: c.id,
+        source: options.source,
+        queuedAt,
+        lane: this.laneOf(c),
+      };
       return { jobId: deliveryJobId(alert.alertId, c.channel, c.id), data };
     });
     await this.deliveries.addBulk(jobs);
     await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
-    this.logger.debug(`alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`);
-    return result(alert.alertId, eligible.map((c) => c.channel), suppressed);
+    this.logger.debug(
+      `alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`,
+    );
+    return result(
+      alert.alertId,
+      eligible.map((c) => c.channel),
+      suppressed,
+    );
   }
 
   /** Queues one alert to one configuration, whatever its level and the cooldown (the test message). */
   async queueTo(alert: RiskAlert, config: ChannelConfigRecord, source: IntakeOptions['source']): Promise<string> {
     const jobId = deliveryJobId(alert.alertId, config.channel, config.id);
-    const data: DeliveryJobData = { alert, channel: config.channel, configId: config.id, source, queuedAt: Date.now(), lane: this.laneOf(config) };
+    const data: DeliveryJobData = {
+      alert,
+      channel: config.channel,
+      configId: config.id,
+      source,
+      queuedAt: Date.now(),
+      lane: this.laneOf(config),
+    };
     await this.deliveries.add(jobId, data);
     await this.lanes.enqueue(data.lane, jobId);
     return jobId;

@@ -23,7 +23,9 @@ export class TestMessageController {
   @ApiOperation({ summary: 'Send a test message to one registered channel of the wallet' })
   @ApiErrorResponse(404, 'That channel is not registered for this wallet by your account')
   async send(@Caller() caller: CallerIdentity, @Query() query: WalletChannelQuery) {
-    const record = (await this.configs.forAccount(accountOf(caller), query.walletAddress)).find((c) => c.channel === query.channel);
+    const record = (await this.configs.forAccount(accountOf(caller), query.walletAddress)).find(
+      (c) => c.channel === query.channel,
+    );
     if (!record) throw notFound(query.walletAddress, query.channel);
     const alert: RiskAlert = {
       alertId: `test-${randomUUID()}`,
@@ -38,6 +40,13 @@ export class TestMessageController {
       evaluatedAt: new Date().toISOString(),
     };
     const jobId = await this.intake.queueTo(alert, record, 'test');
-    return { success: true, alertId: alert.alertId, channel: query.channel, jobId, enabled: record.enabled, timestamp: new Date().toISOString() };
+    return {
+      success: true,
+      alertId: alert.alertId,
+      channel: query.channel,
+      jobId,
+      enabled: record.enabled,
+      timestamp: new Date().toISOString(),
+    };
   }
 }

@@ -39,14 +39,16 @@ export function renderAlert(alert: RiskAlert, source: AlertSource): AlertMessage
   const title = test
     ? 'Test message: this channel receives your risk alerts'
     : `${SEVERITY[alert.riskLevel]} risk: health factor ${alert.healthFactor.toFixed(4)}`;
-  const facts = test ? [{ label: 'Wallet', value: short(alert.address) }] : [
-    { label: 'Level', value: `${alert.riskLevel} (${SEVERITY[alert.riskLevel]})` },
-    { label: 'Health factor', value: alert.healthFactor.toFixed(4) },
-    { label: 'Collateral', value: usd(alert.collateralValueUsd) },
-    { label: 'Debt', value: usd(alert.liabilityValueUsd) },
-    { label: 'Wallet', value: short(alert.address) },
-    { label: 'Pool', value: short(alert.poolAddress) },
-  ];
+  const facts = test
+    ? [{ label: 'Wallet', value: short(alert.address) }]
+    : [
+        { label: 'Level', value: `${alert.riskLevel} (${SEVERITY[alert.riskLevel]})` },
+        { label: 'Health factor', value: alert.healthFactor.toFixed(4) },
+        { label: 'Collateral', value: usd(alert.collateralValueUsd) },
+        { label: 'Debt', value: usd(alert.liabilityValueUsd) },
+        { label: 'Wallet', value: short(alert.address) },
+        { label: 'Pool', value: short(alert.poolAddress) },
+      ];
   const howTo =
     alert.recommendedAction === 'REPAY' || alert.recommendedAction === 'LIQUIDATE'
       ? `Build the repay transaction: POST /api/v1/txb/build {"action":"REPAY","walletAddress":"${alert.address}","poolAddress":"${alert.poolAddress}","tokenId":"<debt token>"}, sign it, then POST /api/v1/txb/submit.`
@@ -63,5 +65,14 @@ export function renderAlert(alert: RiskAlert, source: AlertSource): AlertMessage
 
 /** Plain text (email text part, Slack fallback, logs of the stand-ins). */
 export function plainText(message: AlertMessage): string {
-  return [message.title, '', ...message.facts.map((f) => `${f.label}: ${f.value}`), '', message.action, ...(message.howTo ? [message.howTo] : []), '', message.footer].join('\n');
+  return [
+    message.title,
+    '',
+    ...message.facts.map((f) => `${f.label}: ${f.value}`),
+    '',
+    message.action,
+    ...(message.howTo ? [message.howTo] : []),
+    '',
+    message.footer,
+  ].join('\n');
 }

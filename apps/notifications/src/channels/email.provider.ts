@@ -13,7 +13,12 @@ export interface SmtpSettings {
 }
 
 export function emailHtml(message: AlertMessage): string {
-  const rows = message.facts.map((f) => `<tr><td style="padding:2px 12px 2px 0;color:#555">${escapeHtml(f.label)}</td><td><b>${escapeHtml(f.value)}</b></td></tr>`).join('');
+  const rows = message.facts
+    .map(
+      (f) =>
+        `<tr><td style="padding:2px 12px 2px 0;color:#555">${escapeHtml(f.label)}</td><td><b>${escapeHtml(f.value)}</b></td></tr>`,
+    )
+    .join('');
   const howTo = message.howTo ? `<p><code>${escapeHtml(message.howTo)}</code></p>` : '';
   return `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(message.title)}</h2><table>${rows}</table><p>${escapeHtml(message.action)}</p>${howTo}<p style="color:#777;font-size:12px">${escapeHtml(message.footer)}</p></body></html>`;
 }

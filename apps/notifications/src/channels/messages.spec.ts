@@ -20,7 +20,15 @@ const alert: RiskAlert = {
 describe('alert messages', () => {
   it('say level, health factor, collateral and debt in USD, pool, the action and how to repay', () => {
     const text = plainText(renderAlert(alert, 'monitor'));
-    for (const part of ['HIGH risk: health factor 1.1834', 'Collateral: $15,234.50', 'Debt: $12,000.00', 'Pool: CBIELT…DAMA', 'REPAY:', '"action":"REPAY"', '/api/v1/txb/build']) {
+    for (const part of [
+      'HIGH risk: health factor 1.1834',
+      'Collateral: $15,234.50',
+      'Debt: $12,000.00',
+      'Pool: CBIELT…DAMA',
+      'REPAY:',
+      '"action":"REPAY"',
+      '/api/v1/txb/build',
+    ]) {
       expect(text).toContain(part);
     }
   });

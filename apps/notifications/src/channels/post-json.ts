@@ -6,7 +6,11 @@ const TIMEOUT_MS = 10_000;
  * POST a JSON body and read the answer; redirects are never followed (an answer 3xx is a permanent failure). A
  * network failure or timeout is transient. Errors name the provider, never the URL (it carries secrets).
  */
-export async function postJson(url: string, body: unknown, provider: string): Promise<{ status: number; text: string; headers: Headers }> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  provider: string,
+): Promise<{ status: number; text: string; headers: Headers }> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -22,7 +26,11 @@ export async function postJson(url: string, body: unknown, provider: string): Pr
   }
   const text = await response.text().catch(() => '');
   if (response.status >= 300 && response.status < 400) {
-    throw new DeliveryError('permanent', `${provider} answered a redirect (${response.status}); redirects are not followed`, { status: response.status });
+    throw new DeliveryError(
+      'permanent',
+      `${provider} answered a redirect (${response.status}); redirects are not followed`,
+      { status: response.status },
+    );
   }
   return { status: response.status, text, headers: response.headers };
 }

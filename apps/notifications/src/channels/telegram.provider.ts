@@ -50,7 +50,10 @@ export class TelegramProvider {
     }
     const reason = `Bot API ${status}: ${(answer.description ?? text).slice(0, 200)}`;
     if (status === 429) {
-      throw new DeliveryError('rate-limited', reason, { retryAfterMs: (answer.parameters?.retry_after ?? 1) * 1000, status });
+      throw new DeliveryError('rate-limited', reason, {
+        retryAfterMs: (answer.parameters?.retry_after ?? 1) * 1000,
+        status,
+      });
     }
     if (status === 403) throw new DeliveryError('blocked', reason, { status });
     if (answer.parameters?.migrate_to_chat_id !== undefined) {

@@ -13,11 +13,24 @@ describe('channelWebhook SSRF rules', () => {
   });
 
   it.each([
-    ['127.0.0.1'], ['10.1.2.3'], ['172.20.0.1'], ['192.168.1.1'], ['169.254.169.254'], ['100.64.0.1'], ['0.0.0.0'],
-    ['::1'], ['fe80::1'], ['fd00::1'], ['::ffff:127.0.0.1'], ['::ffff:10.0.0.1'],
+    ['127.0.0.1'],
+    ['10.1.2.3'],
+    ['172.20.0.1'],
+    ['192.168.1.1'],
+    ['169.254.169.254'],
+    ['100.64.0.1'],
+    ['0.0.0.0'],
+    ['::1'],
+    ['fe80::1'],
+    ['fd00::1'],
+    ['::ffff:127.0.0.1'],
+    ['::ffff:10.0.0.1'],
   ])('refuses a Discord host that resolves to %s (DNS rebinding to a private network)', async (address) => {
     const policy = new WebhookUrlPolicy([], resolveTo(['162.159.128.233', address]));
-    expect(await policy.check(DISCORD)).toEqual({ ok: false, reason: 'must not resolve to a private, loopback or link-local address' });
+    expect(await policy.check(DISCORD)).toEqual({
+      ok: false,
+      reason: 'must not resolve to a private, loopback or link-local address',
+    });
   });
 
   it('refuses a host that does not resolve', async () => {

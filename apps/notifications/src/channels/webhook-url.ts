@@ -8,12 +8,27 @@ const SLACK_HOSTS = new Set(['hooks.slack.com']);
 
 const PRIVATE = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 /** True for loopback, private, link-local, unique-local, CGNAT, multicast and unspecified addresses. */
 export function isNonPublicAddress(address: string): boolean {
@@ -63,7 +78,8 @@ export class WebhookUrlPolicy {
     if (url.protocol !== 'https:') return { ok: false, reason: 'must be an https:// URL' };
     if (url.port && url.port !== '443') return { ok: false, reason: 'must use the default https port' };
     const discord = DISCORD_HOSTS.has(hostname) && /^\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+\/?$/.test(url.pathname);
-    const slack = SLACK_HOSTS.has(hostname) && /^\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/?$/.test(url.pathname);
+    const slack =
+      SLACK_HOSTS.has(hostname) && /^\/services\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/?$/.test(url.pathname);
     if (!discord && !slack) return { ok: false, reason: 'must be a Discord or Slack incoming webhook URL' };
     let addresses: string[];
     try {

@@ -13,7 +13,11 @@ export function discordPayload(message: AlertMessage): object {
         title: message.title.slice(0, 256),
         description: [message.action, ...(message.howTo ? [message.howTo] : [])].join('\n\n').slice(0, 4096),
         color: LEVEL_COLOR[message.level],
-        fields: message.facts.map((f) => ({ name: f.label.slice(0, 256), value: f.value.slice(0, 1024), inline: true })),
+        fields: message.facts.map((f) => ({
+          name: f.label.slice(0, 256),
+          value: f.value.slice(0, 1024),
+          inline: true,
+        })),
         footer: { text: message.footer.slice(0, 2048) },
       },
     ],
@@ -26,8 +30,17 @@ export function slackPayload(message: AlertMessage): object {
     text: plainText(message).slice(0, 3000),
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: message.title.slice(0, 150) } },
-      { type: 'section', fields: message.facts.map((f) => ({ type: 'mrkdwn', text: `*${f.label}*\n${f.value}`.slice(0, 2000) })) },
-      { type: 'section', text: { type: 'mrkdwn', text: [message.action, ...(message.howTo ? [`\`${message.howTo}\``] : [])].join('\n').slice(0, 3000) } },
+      {
+        type: 'section',
+        fields: message.facts.map((f) => ({ type: 'mrkdwn', text: `*${f.label}*\n${f.value}`.slice(0, 2000) })),
+      },
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: [message.action, ...(message.howTo ? [`\`${message.howTo}\``] : [])].join('\n').slice(0, 3000),
+        },
+      },
       { type: 'context', elements: [{ type: 'mrkdwn', text: message.footer.slice(0, 3000) }] },
     ],
   };
@@ -41,10 +54,18 @@ export class WebhookProvider {
     const check = await this.policy.check(url);
     if (!check.ok) throw new DeliveryError('permanent', `webhook URL refused: ${check.reason}`);
     const slack = flavorOf(new URL(url)) === 'slack';
-    const { status, text, headers } = await postJson(url, slack ? slackPayload(message) : discordPayload(message), 'webhook');
+    const { status, text, headers } = await postJson(
+      url,
+      slack ? slackPayload(message) : discordPayload(message),
+      'webhook',
+    );
     if (status >= 200 && status < 300) return;
     const reason = `webhook ${status}: ${text.slice(0, 200)}`;
-    if (status === 429) throw new DeliveryError('rate-limited', reason, { retryAfterMs: retryAfterMs(headers.get('retry-after')), status });
+    if (status === 429)
+      throw new DeliveryError('rate-limited', reason, {
+        retryAfterMs: retryAfterMs(headers.get('retry-after')),
+        status,
+      });
     throw new DeliveryError(kindOfStatus(status), reason, { status });
   }
 }

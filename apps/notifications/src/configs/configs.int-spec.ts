@@ -20,14 +20,34 @@ describe('notification configurations', () => {
     const wallet = h.wallet();
     const hook = h.hookUrl();
     const token = `777:${'b'.repeat(35)}`;
-    const m = await h.call('POST', `${BASE}/messenger`, { caller, body: { walletAddress: wallet, messengerChatId: '-1001234567890', messengerBotToken: token, minRiskLevel: 'alert' } });
+    const m = await h.call('POST', `${BASE}/messenger`, {
+      caller,
+      body: {
+        walletAddress: wallet,
+        messengerChatId: '-1001234567890',
+        messengerBotToken: token,
+        minRiskLevel: 'alert',
+      },
+    });
     expect(m.status).toBe(201);
-    expect(m.body).toMatchObject({ success: true, walletAddress: wallet, enabledChannels: ['messenger'], messengerChatId: '-1001234567890', messengerBotToken: '777:****bbbb' });
+    expect(m.body).toMatchObject({
+      success: true,
+      walletAddress: wallet,
+      enabledChannels: ['messenger'],
+      messengerChatId: '-1001234567890',
+      messengerBotToken: '777:****bbbb',
+    });
     expect(m.body.channels.messenger).toMatchObject({ enabled: true, minRiskLevel: 'high' });
-    const c = await h.call('POST', `${BASE}/channelhook`, { caller, body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'warn' } });
+    const c = await h.call('POST', `${BASE}/channelhook`, {
+      caller,
+      body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'warn' },
+    });
     expect(c.status).toBe(201);
     expect(c.body.channelWebhook).toMatch(/\/hooks\/discord\/\*\*\*\*$/);
-    const e = await h.call('POST', `${BASE}/email`, { caller, body: { walletAddress: wallet, email: 'owner@example.com' } });
+    const e = await h.call('POST', `${BASE}/email`, {
+      caller,
+      body: { walletAddress: wallet, email: 'owner@example.com' },
+    });
     expect(e.status).toBe(201);
     expect(e.body.enabledChannels).toEqual(['messenger', 'channelhook', 'email']);
     expect(e.body.channels.email).toMatchObject({ minRiskLevel: 'high', email: 'owner@example.com' });
@@ -43,12 +63,18 @@ describe('notification configurations', () => {
     expect(again.body.enabledChannels).toEqual(['messenger', 'channelhook', 'email']);
     const stranger = h.caller('stranger@example.com');
     expect((await h.call('GET', `${BASE}?walletAddress=${wallet}`, { caller: stranger })).status).toBe(404);
-    expect((await h.call('DELETE', `${BASE}?walletAddress=${wallet}&channel=email`, { caller: stranger })).status).toBe(404);
-    expect((await h.call('POST', `${BASE}/test?walletAddress=${wallet}&channel=email`, { caller: stranger })).status).toBe(404);
+    expect((await h.call('DELETE', `${BASE}?walletAddress=${wallet}&channel=email`, { caller: stranger })).status).toBe(
+      404,
+    );
+    expect(
+      (await h.call('POST', `${BASE}/test?walletAddress=${wallet}&channel=email`, { caller: stranger })).status,
+    ).toBe(404);
 
     // At rest: sealed, never the clear value.
     const store = h.app.get(DocumentStore);
-    const rows = await (await store.collection<Record<string, unknown> & { id: string }>(CHANNEL_CONFIGS)).find({ walletAddress: wallet });
+    const rows = await (
+      await store.collection<Record<string, unknown> & { id: string }>(CHANNEL_CONFIGS)
+    ).find({ walletAddress: wallet });
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(hook);
@@ -66,7 +92,10 @@ describe('notification configurations', () => {
     const caller = h.caller('toggle@example.com');
     const wallet = h.wallet();
     await h.call('POST', `${BASE}/email`, { caller, body: { walletAddress: wallet, email: 'a@example.com' } });
-    const m = await h.call('POST', `${BASE}/messenger`, { caller, body: { walletAddress: wallet, messengerChatId: 12345, enabledChannels: ['messenger'] } });
+    const m = await h.call('POST', `${BASE}/messenger`, {
+      caller,
+      body: { walletAddress: wallet, messengerChatId: 12345, enabledChannels: ['messenger'] },
+    });
     expect(m.status).toBe(201);
     expect(m.body.enabledChannels).toEqual(['messenger']);
     expect(m.body.messengerBotToken).toBeNull();
@@ -90,7 +119,10 @@ describe('notification configurations', () => {
     ['channelhook', { channelWebhook: 'file:///etc/passwd' }, 'channelWebhook'],
   ])('POST /%s refuses %j with a 400 naming the field', async (channel, fields, field) => {
     const caller = h.caller();
-    const answer = await h.call('POST', `${BASE}/${channel}`, { caller, body: { walletAddress: h.wallet(), ...fields } });
+    const answer = await h.call('POST', `${BASE}/${channel}`, {
+      caller,
+      body: { walletAddress: h.wallet(), ...fields },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
     expect(answer.body.details.map((d: { field: string }) => d.field)).toContain(field);
@@ -98,8 +130,15 @@ describe('notification configurations', () => {
 
   it('refuses a bad wallet address on every route', async () => {
     const caller = h.caller();
-    for (const [method, path] of [['POST', `${BASE}/email`], ['GET', `${BASE}?walletAddress=GBAD`], ['DELETE', `${BASE}?walletAddress=GBAD&channel=email`]] as const) {
-      const answer = await h.call(method, path, { caller, body: method === 'POST' ? { walletAddress: 'GBAD', email: 'a@b.co' } : undefined });
+    for (const [method, path] of [
+      ['POST', `${BASE}/email`],
+      ['GET', `${BASE}?walletAddress=GBAD`],
+      ['DELETE', `${BASE}?walletAddress=GBAD&channel=email`],
+    ] as const) {
+      const answer = await h.call(method, path, {
+        caller,
+        body: method === 'POST' ? { walletAddress: 'GBAD', email: 'a@b.co' } : undefined,
+      });
       expect(answer.status).toBe(400);
       expect(answer.body.details[0].field).toBe('walletAddress');
     }
@@ -108,5 +147,4 @@ describe('notification configurations', () => {
   it('needs an API key', async () => {
     expect((await h.call('GET', `${BASE}?walletAddress=${h.wallet()}`)).status).toBe(401);
   });
-
 });

@@ -10,7 +10,6 @@ import {
 } from '@rp/contracts';
 import { ApiError } from '@rp/platform';
 import { WebhookUrlPolicy } from '../channels/webhook-url';
-import { NotificationsConfig } from '../config/notifications.config';
 import { type ConfigurationView, configurationView } from './configuration-view';
 import { type ChannelConfigFields, NotificationConfigRepository } from './notification-config.repository';
 import { SecretBox } from './secret-box';
@@ -38,7 +37,8 @@ export class ConfigsService {
     if (request.enabledChannels) {
       const keep = new Set<Channel>([...request.enabledChannels, 'messenger']);
       for (const record of await this.repository.forAccount(account, request.walletAddress)) {
-        if (record.enabled !== keep.has(record.channel)) await this.repository.update(record.id, { enabled: keep.has(record.channel) });
+        if (record.enabled !== keep.has(record.channel))
+          await this.repository.update(record.id, { enabled: keep.has(record.channel) });
       }
     }
     return this.registered(account, request.walletAddress, 'messenger');
@@ -51,7 +51,10 @@ export class ConfigsService {
         details: [{ field: 'channelWebhook', message: check.reason }],
       });
     }
-    const fields: ChannelConfigFields = { ...this.base(request.minRiskLevel), webhookUrl: this.box.seal(request.channelWebhook) };
+    const fields: ChannelConfigFields = {
+      ...this.base(request.minRiskLevel),
+      webhookUrl: this.box.seal(request.channelWebhook),
+    };
     await this.repository.upsert(account, request.walletAddress, 'channelhook', fields);
     return this.registered(account, request.walletAddress, 'channelhook');
   }
@@ -68,13 +71,21 @@ export class ConfigsService {
     return configurationView(walletAddress, records, this.box);
   }
 
-  async remove(account: string, walletAddress: string, channel: Channel): Promise<{ success: true; walletAddress: string; channel: Channel; deleted: true; timestamp: string }> {
+  async remove(
+    account: string,
+    walletAddress: string,
+    channel: Channel,
+  ): Promise<{ success: true; walletAddress: string; channel: Channel; deleted: true; timestamp: string }> {
     if ((await this.repository.remove(account, walletAddress, channel)) === 0) throw notFound(walletAddress, channel);
     return { success: true, walletAddress, channel, deleted: true, timestamp: new Date().toISOString() };
   }
 
   private base(minRiskLevel: string | undefined): ChannelConfigFields {
-    return { enabled: true, minRiskLevel: parseRiskLevel(minRiskLevel) ?? DEFAULT_MIN_RISK_LEVEL, disabledReason: undefined };
+    return {
+      enabled: true,
+      minRiskLevel: parseRiskLevel(minRiskLevel) ?? DEFAULT_MIN_RISK_LEVEL,
+      disabledReason: undefined,
+    };
   }
 
   private async registered(account: string, walletAddress: string, channel: Channel): Promise<ConfigurationView> {

@@ -32,17 +32,33 @@ export interface ConfigurationView {
 }
 
 /** The answer of registration and retrieval: spec field names, secrets masked, one entry per channel. */
-export function configurationView(walletAddress: string, records: ChannelConfigRecord[], box: SecretBox): ConfigurationView {
+export function configurationView(
+  walletAddress: string,
+  records: ChannelConfigRecord[],
+  box: SecretBox,
+): ConfigurationView {
   const channels: Partial<Record<Channel, ChannelView>> = {};
-  const view: ConfigurationView = { success: true, walletAddress, enabledChannels: [], channels, timestamp: new Date().toISOString() };
+  const view: ConfigurationView = {
+    success: true,
+    walletAddress,
+    enabledChannels: [],
+    channels,
+    timestamp: new Date().toISOString(),
+  };
   for (const channel of CHANNELS) {
     const record = records.find((r) => r.channel === channel);
     if (!record) continue;
-    const entry: ChannelView = { enabled: record.enabled, minRiskLevel: record.minRiskLevel, updatedAt: record.updatedAt.toISOString() };
+    const entry: ChannelView = {
+      enabled: record.enabled,
+      minRiskLevel: record.minRiskLevel,
+      updatedAt: record.updatedAt.toISOString(),
+    };
     if (record.enabled) view.enabledChannels.push(channel);
     if (channel === 'messenger') {
       entry.messengerChatId = view.messengerChatId = record.chatId;
-      entry.messengerBotToken = view.messengerBotToken = record.botToken ? maskBotToken(box.open(record.botToken)) : null;
+      entry.messengerBotToken = view.messengerBotToken = record.botToken
+        ? maskBotToken(box.open(record.botToken))
+        : null;
     } else if (channel === 'channelhook' && record.webhookUrl) {
       entry.channelWebhook = view.channelWebhook = maskWebhookUrl(box.open(record.webhookUrl));
     } else if (channel === 'email') {

@@ -9,7 +9,10 @@ export const CHANNEL_CONFIGS: CollectionDefinition = {
   unique: [{ name: 'notification_channels_wallet', fields: ['walletAddress', 'accountId', 'channel'] }],
 };
 
-export type ChannelConfigFields = Omit<ChannelConfigRecord, 'id' | 'accountId' | 'walletAddress' | 'channel' | 'createdAt' | 'updatedAt'>;
+export type ChannelConfigFields = Omit<
+  ChannelConfigRecord,
+  'id' | 'accountId' | 'walletAddress' | 'channel' | 'createdAt' | 'updatedAt'
+>;
 
 /** Channel configurations in the platform database, one document per (account, wallet, channel). */
 @Injectable()
@@ -24,9 +27,17 @@ export class NotificationConfigRepository {
   }
 
   /** Registers (or replaces) one channel of a wallet for an account. */
-  async upsert(accountId: string, walletAddress: string, channel: Channel, fields: ChannelConfigFields, now = new Date()): Promise<ChannelConfigRecord> {
+  async upsert(
+    accountId: string,
+    walletAddress: string,
+    channel: Channel,
+    fields: ChannelConfigFields,
+    now = new Date(),
+  ): Promise<ChannelConfigRecord> {
     const configs = await this.configs();
-    const unset = (['chatId', 'botToken', 'webhookUrl', 'email', 'disabledReason'] as const).filter((key) => fields[key] === undefined);
+    const unset = (['chatId', 'botToken', 'webhookUrl', 'email', 'disabledReason'] as const).filter(
+      (key) => fields[key] === undefined,
+    );
     const result = await configs.updateOne(
       { accountId, walletAddress, channel },
       { set: { ...stripUndefined(fields), updatedAt: now }, setOnInsert: { createdAt: now }, unset },

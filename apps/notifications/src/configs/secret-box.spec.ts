@@ -18,8 +18,12 @@ describe('secrets at rest', () => {
 
   it('masks tokens, webhook URLs and emails', () => {
     expect(maskBotToken('123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi')).toBe('123456:****fghi');
-    expect(maskWebhookUrl('https://discord.com/api/webhooks/1/secret-token')).toBe('https://discord.com/api/webhooks/****');
-    expect(maskWebhookUrl('https://hooks.slack.com/services/T0/B0/XYZ')).toBe('https://hooks.slack.com/services/T0/****');
+    expect(maskWebhookUrl('https://discord.com/api/webhooks/1/secret-token')).toBe(
+      'https://discord.com/api/webhooks/****',
+    );
+    expect(maskWebhookUrl('https://hooks.slack.com/services/T0/B0/XYZ')).toBe(
+      'https://hooks.slack.com/services/T0/****',
+    );
     expect(maskEmail('alice@example.com')).toBe('a****@example.com');
   });
 });

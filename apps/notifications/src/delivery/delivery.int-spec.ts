@@ -3,7 +3,14 @@
  * Discord/Slack and SMTP stand-ins, in-process on the test Redis and SQLite. Cooldown, dedupe, routing, urgent,
  * retries through 429s and 5xx in order, permanent failures and blocked bots in the DLQ, migration, re-drive.
  */
-import { ADMIN_KEY, BOT_TOKEN, type DeliveryHarness, WEBHOOK_SECRET, alertFor, startDeliveryHarness } from '../../test/delivery.int-support';
+import {
+  ADMIN_KEY,
+  BOT_TOKEN,
+  type DeliveryHarness,
+  WEBHOOK_SECRET,
+  alertFor,
+  startDeliveryHarness,
+} from '../../test/delivery.int-support';
 
 const BASE = '/api/v1/rms/notifications';
 let chats = 5_000_000;
@@ -15,8 +22,10 @@ describe('delivery', () => {
   }, 60_000);
   afterAll(() => h?.close());
 
-  const webhook = (body: unknown, secret = WEBHOOK_SECRET) => h.call('POST', `${BASE}/webhook`, { body, headers: { 'x-webhook-secret': secret } });
-  const admin = (method: 'GET' | 'POST', path: string) => h.call(method, `${BASE}${path}`, { headers: { 'x-admin-key': ADMIN_KEY } });
+  const webhook = (body: unknown, secret = WEBHOOK_SECRET) =>
+    h.call('POST', `${BASE}/webhook`, { body, headers: { 'x-webhook-secret': secret } });
+  const admin = (method: 'GET' | 'POST', path: string) =>
+    h.call(method, `${BASE}${path}`, { headers: { 'x-admin-key': ADMIN_KEY } });
 
   /** A wallet with the three channels registered (minimum `low` unless told) and where they send. */
   async function registered(minRiskLevel = 'low', hookKind: 'discord' | 'slack' = 'discord') {
@@ -40,9 +49,19 @@ describe('delivery', () => {
   it('delivers a webhook alert once to each channel, readable, and accepts the same alertId once', async () => {
     const w = await registered();
     const alert = alertFor(w.wallet, { riskLevel: 'emergency', healthFactor: 1.0432, recommendedAction: 'REPAY' });
-    const answer = await webhook({ source: 'ops', alert, routing: { channels: ['messenger', 'channelhook', 'email'], priority: 'normal' }, timestamp: new Date().toISOString() });
+    const answer = await webhook({
+      source: 'ops',
+      alert,
+      routing: { channels: ['messenger', 'channelhook', 'email'], priority: 'normal' },
+      timestamp: new Date().toISOString(),
+    });
     expect(answer.status).toBe(202);
-    expect(answer.body).toEqual({ success: true, alertId: alert.alertId, queued: ['messenger', 'channelhook', 'email'], suppressed: [] });
+    expect(answer.body).toEqual({
+      success: true,
+      alertId: alert.alertId,
+      queued: ['messenger', 'channelhook', 'email'],
+      suppressed: [],
+    });
 
     const [telegram] = await h.waitForMessages({ channel: 'telegram', destination: w.chatId }, 1);
     const [hook] = await h.waitForMessages({ channel: 'webhook', destination: w.hookPath }, 1);
@@ -64,18 +83,38 @@ describe('delivery', () => {
   it('respects routing.channels, the per-channel minimum, the cooldown, escalation and urgent', async () => {
     const w = await registered('high', 'slack');
     const pool = 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA';
-    const first = await webhook({ source: 'ops', alert: alertFor(w.wallet, { riskLevel: 'high', poolAddress: pool }), routing: { channels: ['email'] } });
+    const first = await webhook({
+      source: 'ops',
+      alert: alertFor(w.wallet, { riskLevel: 'high', poolAddress: pool }),
+      routing: { channels: ['email'] },
+    });
     expect(first.body).toMatchObject({ queued: ['email'], suppressed: [] });
-    const medium = await webhook({ source: 'ops', alert: alertFor(w.wallet, { riskLevel: 'medium', poolAddress: pool }) });
+    const medium = await webhook({
+      source: 'ops',
+      alert: alertFor(w.wallet, { riskLevel: 'medium', poolAddress: pool }),
+    });
     expect(medium.body).toMatchObject({ queued: [], suppressed: ['messenger', 'channelhook', 'email'] });
-    const sameLevel = await webhook({ source: 'ops', alert: alertFor(w.wallet, { riskLevel: 'alert', poolAddress: pool }) });
+    const sameLevel = await webhook({
+      source: 'ops',
+      alert: alertFor(w.wallet, { riskLevel: 'alert', poolAddress: pool }),
+    });
     expect(sameLevel.body.queued).toEqual([]);
     expect(sameLevel.body.suppressed.sort()).toEqual(['channelhook', 'email', 'messenger']);
-    const worse = await webhook({ source: 'ops', alert: alertFor(w.wallet, { riskLevel: 'critical', poolAddress: pool }) });
+    const worse = await webhook({
+      source: 'ops',
+      alert: alertFor(w.wallet, { riskLevel: 'critical', poolAddress: pool }),
+    });
     expect(worse.body.queued).toEqual(['messenger', 'channelhook', 'email']);
-    const cooled = await webhook({ source: 'ops', alert: alertFor(w.wallet, { riskLevel: 'critical', poolAddress: pool }) });
+    const cooled = await webhook({
+      source: 'ops',
+      alert: alertFor(w.wallet, { riskLevel: 'critical', poolAddress: pool }),
+    });
     expect(cooled.body.queued).toEqual([]);
-    const urgent = await webhook({ source: 'ops', alert: alertFor(w.wallet, { riskLevel: 'critical', poolAddress: pool }), routing: { priority: 'urgent', channels: ['channelhook'] } });
+    const urgent = await webhook({
+      source: 'ops',
+      alert: alertFor(w.wallet, { riskLevel: 'critical', poolAddress: pool }),
+      routing: { priority: 'urgent', channels: ['channelhook'] },
+    });
     expect(urgent.body.queued).toEqual(['channelhook']);
     await h.waitForMessages({ channel: 'webhook', destination: w.hookPath }, 2);
     await h.waitForMessages({ channel: 'email', destination: w.email }, 2);
@@ -89,17 +128,25 @@ describe('delivery', () => {
     expect((await webhook({ source: 'ops', alert: alertFor(w.wallet) }, 'wrong-secret-0123456789')).status).toBe(403);
     const bad = await webhook({ source: 'ops', alert: alertFor(w.wallet, { riskLevel: 'severe', healthFactor: 'x' }) });
     expect(bad.status).toBe(400);
-    expect(bad.body.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['alert.riskLevel', 'alert.healthFactor']));
+    expect(bad.body.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(['alert.riskLevel', 'alert.healthFactor']),
+    );
   });
 
   it('sends a test message to each registered channel', async () => {
     const w = await registered();
     for (const channel of ['messenger', 'channelhook', 'email']) {
-      const answer = await h.call('POST', `${BASE}/test?walletAddress=${w.wallet}&channel=${channel}`, { caller: w.caller });
+      const answer = await h.call('POST', `${BASE}/test?walletAddress=${w.wallet}&channel=${channel}`, {
+        caller: w.caller,
+      });
       expect(answer.status).toBe(202);
       expect(answer.body).toMatchObject({ success: true, channel });
     }
-    for (const filter of [{ channel: 'telegram', destination: w.chatId }, { channel: 'webhook', destination: w.hookPath }, { channel: 'email', destination: w.email }] as const) {
+    for (const filter of [
+      { channel: 'telegram', destination: w.chatId },
+      { channel: 'webhook', destination: w.hookPath },
+      { channel: 'email', destination: w.email },
+    ] as const) {
       const [entry] = await h.waitForMessages(filter, 1);
       expect(entry?.text).toContain('Test message');
     }
@@ -113,12 +160,19 @@ describe('delivery', () => {
     h.sandbox.channels.smtp.failNext({ stage: 'data', code: 451, count: 2 });
     const ids: string[] = [];
     for (let i = 0; i < 4; i += 1) {
-      const alert = alertFor(w.wallet, { alertId: `order-${w.chatId}-${i}`, poolAddress: `CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA` });
+      const alert = alertFor(w.wallet, {
+        alertId: `order-${w.chatId}-${i}`,
+        poolAddress: `CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA`,
+      });
       ids.push(alert.alertId);
       expect((await webhook({ source: 'ops', alert, routing: { priority: 'urgent' } })).status).toBe(202);
     }
     const delivered = (filter: object) => h.waitForMessages({ ...filter, outcome: 'delivered' }, 4, 60_000);
-    for (const filter of [{ channel: 'telegram', destination: w.chatId }, { channel: 'webhook', destination: w.hookPath }, { channel: 'email', destination: w.email }] as const) {
+    for (const filter of [
+      { channel: 'telegram', destination: w.chatId },
+      { channel: 'webhook', destination: w.hookPath },
+      { channel: 'email', destination: w.email },
+    ] as const) {
       const received = await delivered(filter);
       expect(received.map((m) => ids.findIndex((id) => m.text.includes(id)))).toEqual([0, 1, 2, 3]);
     }
@@ -144,13 +198,20 @@ describe('delivery', () => {
     const { status, mine } = await dlqFor(3);
     expect(status.body.countsByChannel.messenger).toBeGreaterThanOrEqual(1);
     const byChannel = Object.fromEntries(mine.map((e: { channel: string }) => [e.channel, e]));
-    expect(byChannel.channelhook).toMatchObject({ attempts: 1, walletAddress: w.wallet, lastError: expect.stringMatching(/webhook 4(04|10)/) });
+    expect(byChannel.channelhook).toMatchObject({
+      attempts: 1,
+      walletAddress: w.wallet,
+      lastError: expect.stringMatching(/webhook 4(04|10)/),
+    });
     expect(byChannel.channelhook.destination).not.toContain(w.hookPath.split('/').pop());
     expect(byChannel.email.lastError).toContain('550');
     expect(byChannel.messenger.lastError).toMatch(/403.*messenger disabled for this wallet/);
     expect(JSON.stringify(status.body)).not.toContain(BOT_TOKEN);
     const config = await h.call('GET', `${BASE}?walletAddress=${w.wallet}`, { caller: w.caller });
-    expect(config.body.channels.messenger).toMatchObject({ enabled: false, disabledReason: expect.stringContaining('blocked') });
+    expect(config.body.channels.messenger).toMatchObject({
+      enabled: false,
+      disabledReason: expect.stringContaining('blocked'),
+    });
 
     // Repaired: the hook is back; re-drive that one entry under its original job id.
     h.sandbox.channels.webhooks.restoreHook(w.hookPath);
@@ -169,15 +230,22 @@ describe('delivery', () => {
     // A group upgraded to a supergroup: the configuration follows and the message is resent there.
     const m = await registered();
     h.sandbox.channels.telegram.migrateChat(m.chatId, -1009999000000 - chats);
-    expect((await webhook({ source: 'ops', alert: alertFor(m.wallet), routing: { channels: ['messenger'] } })).body.queued).toEqual(['messenger']);
-    const [moved] = await h.waitForMessages({ channel: 'telegram', destination: String(-1009999000000 - chats), outcome: 'delivered' }, 1);
+    expect(
+      (await webhook({ source: 'ops', alert: alertFor(m.wallet), routing: { channels: ['messenger'] } })).body.queued,
+    ).toEqual(['messenger']);
+    const [moved] = await h.waitForMessages(
+      { channel: 'telegram', destination: String(-1009999000000 - chats), outcome: 'delivered' },
+      1,
+    );
     expect(moved).toBeDefined();
     const after = await h.call('GET', `${BASE}?walletAddress=${m.wallet}`, { caller: m.caller });
     expect(after.body.messengerChatId).toBe(String(-1009999000000 - chats));
   }, 90_000);
 
   it('guards the DLQ with the admin key', async () => {
-    expect((await h.call('GET', `${BASE}/dlq`, { headers: { 'x-admin-key': 'wrong-admin-key-000000' } })).status).toBe(403);
+    expect((await h.call('GET', `${BASE}/dlq`, { headers: { 'x-admin-key': 'wrong-admin-key-000000' } })).status).toBe(
+      403,
+    );
     expect((await admin('POST', '/dlq/redrive?channel=sms')).status).toBe(400);
     expect((await admin('POST', '/dlq/no-such-entry/redrive')).status).toBe(404);
   });

@@ -45,7 +45,8 @@ export class DeliveryProcessor {
     const startedAt = Date.now();
     const record = await this.configs.byId(data.configId);
     if (!record || !record.enabled) {
-      if (record?.disabledReason) return this.deadLetter(job, startedAt, `channel disabled: ${record.disabledReason}`, this.maskedOf(record));
+      if (record?.disabledReason)
+        return this.deadLetter(job, startedAt, `channel disabled: ${record.disabledReason}`, this.maskedOf(record));
       await this.lanes.leave(data.lane, jobId);
       this.metrics.count(data.channel, 'skipped');
       return 'skipped: configuration removed or disabled';
@@ -54,7 +55,8 @@ export class DeliveryProcessor {
     try {
       destination = destinationOf(record, this.box, this.config.MESSENGER_BOT_TOKEN);
     } catch (error) {
-      if (error instanceof MissingBotTokenError) return this.deadLetter(job, startedAt, error.message, `chat ${record.chatId ?? ''}`);
+      if (error instanceof MissingBotTokenError)
+        return this.deadLetter(job, startedAt, error.message, `chat ${record.chatId ?? ''}`);
       throw error;
     }
 
@@ -81,7 +83,11 @@ export class DeliveryProcessor {
   }
 
   /** Returns undefined when this job may send now; otherwise it has been delayed (no attempt spent). */
-  private async waitForTurn(job: Job<DeliveryJobData>, token: string | undefined, destination: Destination): Promise<string | undefined> {
+  private async waitForTurn(
+    job: Job<DeliveryJobData>,
+    token: string | undefined,
+    destination: Destination,
+  ): Promise<string | undefined> {
     const jobId = job.id as string;
     for (;;) {
       const turn = await this.lanes.turn(job.data.lane, jobId, destination.paces);
@@ -116,8 +122,17 @@ export class DeliveryProcessor {
     return destinationOf({ ...record, chatId: newChatId }, this.box, this.config.MESSENGER_BOT_TOKEN);
   }
 
-  private async failed(job: Job<DeliveryJobData>, token: string | undefined, destination: Destination, startedAt: number, error: unknown): Promise<string> {
-    const failure = error instanceof DeliveryError ? error : new DeliveryError('transient', error instanceof Error ? error.message : String(error));
+  private async failed(
+    job: Job<DeliveryJobData>,
+    token: string | undefined,
+    destination: Destination,
+    startedAt: number,
+    error: unknown,
+  ): Promise<string> {
+    const failure =
+      error instanceof DeliveryError
+        ? error
+        : new DeliveryError('transient', error instanceof Error ? error.message : String(error));
     const data = job.data;
     if (data.firstAttemptAt === undefined) await job.updateData({ ...data, firstAttemptAt: startedAt });
     if (failure.kind === 'rate-limited') {
@@ -138,7 +153,12 @@ export class DeliveryProcessor {
     throw failure;
   }
 
-  private async deadLetter(job: Job<DeliveryJobData>, startedAt: number, reason: string, destination: string): Promise<never> {
+  private async deadLetter(
+    job: Job<DeliveryJobData>,
+    startedAt: number,
+    reason: string,
+    destination: string,
+  ): Promise<never> {
     const data = job.data;
     const now = new Date();
     await this.dlq.put({

@@ -54,9 +54,17 @@ for i, key in ipairs(KEYS) do
 end
 return until`;
 
-const SCRIPTS = { enqueue: luaScript(ENQUEUE), takeSlot: luaScript(TAKE_SLOT), turn: luaScript(TURN), hold: luaScript(HOLD) };
+const SCRIPTS = {
+  enqueue: luaScript(ENQUEUE),
+  takeSlot: luaScript(TAKE_SLOT),
+  turn: luaScript(TURN),
+  hold: luaScript(HOLD),
+};
 
-export type Turn = { kind: 'go' } | { kind: 'behind'; position: number; head: string } | { kind: 'paced'; waitMs: number };
+export type Turn =
+  | { kind: 'go' }
+  | { kind: 'behind'; position: number; head: string }
+  | { kind: 'paced'; waitMs: number };
 
 export class DestinationLanes {
   constructor(
@@ -84,7 +92,11 @@ export class DestinationLanes {
   /** Whether the job may send now (then its pacing slot is taken), must wait behind others, or wait for pacing. */
   async turn(destinationKey: string, jobId: string, paces: Pace[]): Promise<Turn> {
     const keys = [this.lane(destinationKey), ...paces.map((p) => this.pace(p.key))];
-    const answer = (await this.run(SCRIPTS.turn, keys, [jobId, ...paces.map((p) => String(p.intervalMs))])) as [number, number?, string?];
+    const answer = (await this.run(SCRIPTS.turn, keys, [jobId, ...paces.map((p) => String(p.intervalMs))])) as [
+      number,
+      number?,
+      string?,
+    ];
     if (answer[0] === 1) return { kind: 'behind', position: Number(answer[1]), head: String(answer[2] ?? '') };
     if (answer[0] === 2) return { kind: 'paced', waitMs: Number(answer[1]) };
     return { kind: 'go' };
@@ -97,13 +109,23 @@ export class DestinationLanes {
   /** 0 when the slot is taken (send now), else the ms to wait before asking again. */
   async takeSlot(paces: Pace[]): Promise<number> {
     if (paces.length === 0) return 0;
-    return Number(await this.run(SCRIPTS.takeSlot, paces.map((p) => this.pace(p.key)), paces.map((p) => String(p.intervalMs))));
+    return Number(
+      await this.run(
+        SCRIPTS.takeSlot,
+        paces.map((p) => this.pace(p.key)),
+        paces.map((p) => String(p.intervalMs)),
+      ),
+    );
   }
 
   /** Nothing is sent to these pace keys for `ms` (a 429's retry-after). */
   async hold(paces: Pace[], ms: number): Promise<void> {
     if (paces.length === 0) return;
-    await this.run(SCRIPTS.hold, paces.map((p) => this.pace(p.key)), [String(Math.ceil(ms))]);
+    await this.run(
+      SCRIPTS.hold,
+      paces.map((p) => this.pace(p.key)),
+      [String(Math.ceil(ms))],
+    );
   }
 
   private run(s: LuaScript, keys: string[], args: string[]): Promise<unknown> {

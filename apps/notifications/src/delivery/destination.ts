@@ -36,10 +36,15 @@ const digest = (value: string) => createHash('sha256').update(value).digest('hex
 
 export class MissingBotTokenError extends Error {}
 
-export function destinationOf(config: ChannelConfigRecord, box: SecretBox, defaultBotToken: string | undefined): Destination {
+export function destinationOf(
+  config: ChannelConfigRecord,
+  box: SecretBox,
+  defaultBotToken: string | undefined,
+): Destination {
   if (config.channel === 'messenger') {
     const botToken = config.botToken ? box.open(config.botToken) : defaultBotToken;
-    if (!botToken) throw new MissingBotTokenError('no bot token: the configuration has none and MESSENGER_BOT_TOKEN is unset');
+    if (!botToken)
+      throw new MissingBotTokenError('no bot token: the configuration has none and MESSENGER_BOT_TOKEN is unset');
     const chatId = config.chatId ?? '';
     const botId = botToken.split(':')[0];
     const group = chatId.startsWith('-');
@@ -57,8 +62,20 @@ export function destinationOf(config: ChannelConfigRecord, box: SecretBox, defau
   if (config.channel === 'channelhook') {
     const url = box.open(config.webhookUrl ?? '');
     const key = `hook:${digest(url)}`;
-    return { channel: 'channelhook', key, masked: maskWebhookUrl(url), paces: [{ key, intervalMs: PACE_MS.webhook }], address: { channel: 'channelhook', url } };
+    return {
+      channel: 'channelhook',
+      key,
+      masked: maskWebhookUrl(url),
+      paces: [{ key, intervalMs: PACE_MS.webhook }],
+      address: { channel: 'channelhook', url },
+    };
   }
   const email = (config.email ?? '').toLowerCase();
-  return { channel: 'email', key: `mail:${digest(email)}`, masked: maskEmail(email), paces: [], address: { channel: 'email', email } };
+  return {
+    channel: 'email',
+    key: `mail:${digest(email)}`,
+    masked: maskEmail(email),
+    paces: [],
+    address: { channel: 'email', email },
+  };
 }

@@ -27,7 +27,9 @@ export class DlqController {
   redriveAll(@Query('channel') channel?: string) {
     if (channel !== undefined && !isChannel(channel)) {
       const message = `must be one of ${CHANNELS.join(', ')}`;
-      throw new ApiError(400, ErrorCode.VALIDATION_FAILED, `channel ${message}`, { details: [{ field: 'channel', message }] });
+      throw new ApiError(400, ErrorCode.VALIDATION_FAILED, `channel ${message}`, {
+        details: [{ field: 'channel', message }],
+      });
     }
     return this.dlq.redriveAll(channel as Channel | undefined);
   }
@@ -38,7 +40,9 @@ export class DlqController {
   @ApiErrorResponse(404, 'No such entry')
   redriveOne(@Param('id') id: string) {
     if (!JOB_ID.test(id)) {
-      throw new ApiError(400, ErrorCode.VALIDATION_FAILED, 'id must be a DLQ entry id', { details: [{ field: 'id', message: 'must be a DLQ entry id' }] });
+      throw new ApiError(400, ErrorCode.VALIDATION_FAILED, 'id must be a DLQ entry id', {
+        details: [{ field: 'id', message: 'must be a DLQ entry id' }],
+      });
     }
     return this.dlq.redriveOne(id);
   }

@@ -71,7 +71,12 @@ export class DlqService {
     const previous = await queue.getJob(entry.id);
     if (previous) await previous.remove();
     await this.lanes.forget(entry.id);
-    const data = { ...entry.job, queuedAt: Date.now(), firstAttemptAt: undefined, redriven: (entry.job.redriven ?? 0) + 1 };
+    const data = {
+      ...entry.job,
+      queuedAt: Date.now(),
+      firstAttemptAt: undefined,
+      redriven: (entry.job.redriven ?? 0) + 1,
+    };
     await this.deliveries.add(entry.id, data);
     await this.lanes.enqueue(data.lane, entry.id);
     await this.entries.remove(entry.id);

@@ -11,7 +11,12 @@ export function luaScript(source: string): LuaScript {
 }
 
 /** EVALSHA, falling back to EVAL once when Redis does not have the script (after a restart). */
-export async function runScript(redis: RedisClient, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+export async function runScript(
+  redis: RedisClient,
+  script: LuaScript,
+  keys: string[],
+  args: string[],
+): Promise<unknown> {
   try {
     return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {

@@ -40,7 +40,11 @@ export class WebhookController {
       'skips the cooldown. The same `alertId` within 24 hours is accepted once (the repeat answers `duplicate: true`).',
   })
   async receive(@Body() body: AlertWebhookRequest): Promise<WebhookAnswer> {
-    const alert: RiskAlert = { ...body.alert, riskLevel: parseRiskLevel(body.alert.riskLevel) ?? 'critical', triggers: [...body.alert.triggers] };
+    const alert: RiskAlert = {
+      ...body.alert,
+      riskLevel: parseRiskLevel(body.alert.riskLevel) ?? 'critical',
+      triggers: [...body.alert.triggers],
+    };
     const seen = `${this.config.keyPrefix()}webhook-alert:${alert.alertId}`;
     if ((await this.redis.set(seen, '1', 'EX', WEBHOOK_DEDUPE_SECONDS, 'NX')) !== 'OK') {
       return { success: true, alertId: alert.alertId, queued: [], suppressed: [], duplicate: true };

@@ -33,7 +33,11 @@ export interface NotificationsStack {
   notificationsEnv: Record<string, string>;
   apiKey(email?: string): Promise<string>;
   /** A call through the gateway: with an API key, the admin key (`admin: true`) or the webhook secret. */
-  call(method: 'GET' | 'POST' | 'DELETE', path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<Answer>;
+  call(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Answer>;
   webhook(body: unknown): Promise<Answer>;
   admin(method: 'GET' | 'POST', path: string): Promise<Answer>;
   wallet(): string;
@@ -68,7 +72,12 @@ export async function startNotificationsStack(options: NotificationsStackOptions
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${databaseFile}${suffix}`, { force: true });
   };
   try {
-    const subscription = await startApp('subscription', { X402_LEDGER_NETWORK: 'ledger:testnet', CONTRACT_RPC_URL: sandbox.rpcUrl, RMS_ADMIN_API_KEY: ADMIN_KEY, INTERNAL_TOKEN: internalToken });
+    const subscription = await startApp('subscription', {
+      X402_LEDGER_NETWORK: 'ledger:testnet',
+      CONTRACT_RPC_URL: sandbox.rpcUrl,
+      RMS_ADMIN_API_KEY: ADMIN_KEY,
+      INTERNAL_TOKEN: internalToken,
+    });
     started.push(subscription);
     const notificationsEnv: Record<string, string> = {
       REDIS_URL: options.redisUrl ?? REDIS_URL,
@@ -88,7 +97,10 @@ export async function startNotificationsStack(options: NotificationsStackOptions
       ...options.env,
     };
     const separate = (options.workers ?? 0) > 0;
-    const notifications = await startApp('notifications', { ...notificationsEnv, NOTIFICATIONS_ROLE: separate ? 'api' : 'all' });
+    const notifications = await startApp('notifications', {
+      ...notificationsEnv,
+      NOTIFICATIONS_ROLE: separate ? 'api' : 'all',
+    });
     started.push(notifications);
     const startWorker = async () => {
       const worker = await startApp('notifications', { ...notificationsEnv, NOTIFICATIONS_ROLE: 'worker' });
@@ -97,7 +109,13 @@ export async function startNotificationsStack(options: NotificationsStackOptions
     };
     const workers: AppProcess[] = [];
     for (let i = 0; i < (options.workers ?? 0); i += 1) workers.push(await startWorker());
-    const gateway = await startApp('gateway', { SUBSCRIPTION_URL: subscription.url, TXB_URL: 'http://127.0.0.1:1', NOTIFICATIONS_URL: notifications.url, INTERNAL_TOKEN: internalToken, ...BURSTY_GATEWAY });
+    const gateway = await startApp('gateway', {
+      SUBSCRIPTION_URL: subscription.url,
+      TXB_URL: 'http://127.0.0.1:1',
+      NOTIFICATIONS_URL: notifications.url,
+      INTERNAL_TOKEN: internalToken,
+      ...BURSTY_GATEWAY,
+    });
     started.push(gateway);
     const api = `${gateway.url}/api/v1`;
     const call: NotificationsStack['call'] = async (method, path, { key, body, headers } = {}) => {
@@ -137,15 +155,20 @@ export async function startNotificationsStack(options: NotificationsStackOptions
         return ((await issued.json()) as { apiKey: string }).apiKey;
       },
       call,
-      webhook: (body) => call('POST', `${NOTIFICATIONS}/webhook`, { body, headers: { 'x-webhook-secret': WEBHOOK_SECRET } }),
+      webhook: (body) =>
+        call('POST', `${NOTIFICATIONS}/webhook`, { body, headers: { 'x-webhook-secret': WEBHOOK_SECRET } }),
       admin: (method, path) => call(method, `${NOTIFICATIONS}${path}`, { headers: { 'x-admin-key': ADMIN_KEY } }),
       wallet() {
         wallets += 1;
-        return LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 3000 + wallets + Math.floor(Math.random() * 1_000_000) }).address;
+        return LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, {
+          index: 3000 + wallets + Math.floor(Math.random() * 1_000_000),
+        }).address;
       },
       hookUrl(kind = 'discord') {
         const id = randomBytes(6).toString('hex');
-        return kind === 'discord' ? `${sandbox.url}/hooks/discord/${BigInt('0x' + id)}/${id}tok` : `${sandbox.url}/hooks/slack/T${id}/B${id}/X${id}`;
+        return kind === 'discord'
+          ? `${sandbox.url}/hooks/discord/${BigInt('0x' + id)}/${id}tok`
+          : `${sandbox.url}/hooks/slack/T${id}/B${id}/X${id}`;
       },
       messages: (filter) => sandbox.channels.log.list(filter),
       async waitForMessages(filter, count, timeoutMs = 60_000) {

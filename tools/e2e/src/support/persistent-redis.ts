@@ -26,7 +26,24 @@ export async function persistentRedis(): Promise<PersistentRedis> {
     await exited;
   };
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: 'ignore' });
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+      ],
+      { stdio: 'ignore' },
+    );
     const current = child;
     exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
     const deadline = Date.now() + 10_000;

@@ -63,7 +63,9 @@ export class RegisterMessengerRequest extends WalletField {
 
   @MayBeOmitted()
   @IsString({ message: 'messengerBotToken must be a bot token like 123456:ABC-DEF… (bot id, colon, secret)' })
-  @Matches(BOT_TOKEN_SHAPE, { message: 'messengerBotToken must be a bot token like 123456:ABC-DEF… (bot id, colon, secret)' })
+  @Matches(BOT_TOKEN_SHAPE, {
+    message: 'messengerBotToken must be a bot token like 123456:ABC-DEF… (bot id, colon, secret)',
+  })
   messengerBotToken?: string;
 
   /** The wallet's channels to keep enabled (messenger, being registered, always is). */
