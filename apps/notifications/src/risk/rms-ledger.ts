@@ -20,7 +20,6 @@ const RPC_ATTEMPTS = 2;
 @Injectable()
 export class RmsLedger {
   private readonly client?: LedgerRpc;
-  private reader?: Promise<BlendPoolReader>;
 
   constructor(
     private readonly config: NotificationsConfig,
@@ -48,16 +47,10 @@ export class RmsLedger {
     return pools;
   }
 
-  poolReader(): Promise<BlendPoolReader> {
+  /** A Blend pool reader on the RPC (the network passphrase is asked once by `LedgerRpc`). */
+  async poolReader(): Promise<BlendPoolReader> {
     const rpc = this.rpc();
-    this.reader ??= rpc.networkPassphrase().then(
-      (networkPassphrase) => new BlendPoolReader({ ledger: rpc, simulator: rpc, networkPassphrase }),
-      (error: unknown) => {
-        this.reader = undefined;
-        throw error;
-      },
-    );
-    return this.reader;
+    return new BlendPoolReader({ ledger: rpc, simulator: rpc, networkPassphrase: await rpc.networkPassphrase() });
   }
 
   async latestLedger(): Promise<number> {

@@ -84,6 +84,18 @@ describe('admin trigger', () => {
     expect(answer.body).toMatchObject({ success: true, evaluated: 4 });
   });
 
+  it('documents the risk route and the trigger in the OpenAPI document', async () => {
+    const document = (await request(h.app.getHttpServer()).get('/openapi.json')).body as {
+      paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>>;
+    };
+    const risk = document.paths['/api/v1/rms/risk/{walletAddress}']?.['get'];
+    const trigger = document.paths['/api/v1/rms/notifications/trigger']?.['post'];
+    expect(Object.keys(risk?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '502', '503']));
+    expect(JSON.stringify(risk?.responses['200'])).toContain('recommendedAction');
+    expect(JSON.stringify(trigger?.requestBody)).toContain('TriggerRequest');
+    expect(Object.keys(trigger?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '403', '503']));
+  });
+
   it('evaluates nothing for a wallet nobody watches', async () => {
     const stranger = h.sandbox.control.setup.newAddresses(1)[0];
     expect((await trigger({ walletAddress: stranger })).body).toEqual({
