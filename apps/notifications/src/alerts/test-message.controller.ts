@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type CallerIdentity, WalletChannelQuery } from '@rp/contracts';
 import { ApiErrorResponse, ApiKeyAuth, Caller } from '@rp/platform';
 import { accountOf } from '../configs/configuration-view';
 import { notFound } from '../configs/configs.service';
 import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { TEST_MESSAGE_SCHEMA } from '../openapi/notification-schemas';
 import type { RiskAlert } from './alert';
 import { AlertIntake } from './alert-intake.service';
 
@@ -21,6 +22,7 @@ export class TestMessageController {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Send a test message to one registered channel of the wallet' })
+  @ApiResponse({ status: 202, description: 'Queued', schema: TEST_MESSAGE_SCHEMA })
   @ApiErrorResponse(404, 'That channel is not registered for this wallet by your account')
   async send(@Caller() caller: CallerIdentity, @Query() query: WalletChannelQuery) {
     const record = (await this.configs.forAccount(accountOf(caller), query.walletAddress)).find(

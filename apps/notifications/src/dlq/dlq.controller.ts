@@ -1,8 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CHANNELS, type Channel, ErrorCode, isChannel } from '@rp/contracts';
 import { ApiError, ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
 import { AdminKeyGuard } from '../admin/secret-guards';
+import { DLQ_STATUS_SCHEMA, REDRIVE_SCHEMA } from '../openapi/notification-schemas';
 import { type DlqStatus, DlqService } from './dlq.service';
 
 const JOB_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -16,6 +17,7 @@ export class DlqController {
   constructor(private readonly dlq: DlqService) {}
 
   @Get()
+  @ApiOkResponse({ description: 'DLQ status', schema: DLQ_STATUS_SCHEMA })
   @ApiOperation({ summary: 'Dead letter queue: counts by channel, the oldest entry and the latest 50' })
   status(): Promise<DlqStatus> {
     return this.dlq.status();
@@ -23,6 +25,7 @@ export class DlqController {
 
   @Post('redrive')
   @HttpCode(202)
+  @ApiResponse({ status: 202, description: 'Queued again', schema: REDRIVE_SCHEMA })
   @ApiOperation({ summary: 'Queue every entry again (optionally one channel), each under its original job id' })
   redriveAll(@Query('channel') channel?: string) {
     if (channel !== undefined && !isChannel(channel)) {
@@ -36,6 +39,7 @@ export class DlqController {
 
   @Post(':id/redrive')
   @HttpCode(202)
+  @ApiResponse({ status: 202, description: 'Queued again', schema: REDRIVE_SCHEMA })
   @ApiOperation({ summary: 'Queue one entry again under its original job id' })
   @ApiErrorResponse(404, 'No such entry')
   redriveOne(@Param('id') id: string) {

@@ -1,11 +1,12 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AlertWebhookRequest, parseRiskLevel } from '@rp/contracts';
 import { ApiErrorResponse, RedisClient, SecuritySchemeName } from '@rp/platform';
 import { WebhookSecretGuard } from '../admin/secret-guards';
 import type { RiskAlert } from '../alerts/alert';
 import { AlertIntake } from '../alerts/alert-intake.service';
 import { NotificationsConfig } from '../config/notifications.config';
+import { WEBHOOK_ANSWER_SCHEMA } from '../openapi/notification-schemas';
 
 /** An alert id is accepted once within this window. */
 export const WEBHOOK_DEDUPE_SECONDS = 24 * 60 * 60;
@@ -33,6 +34,7 @@ export class WebhookController {
 
   @Post()
   @HttpCode(202)
+  @ApiResponse({ status: 202, description: 'Taken in', schema: WEBHOOK_ANSWER_SCHEMA })
   @ApiOperation({
     summary: 'External systems submit an alert',
     description:

@@ -58,8 +58,9 @@ class WalletField {
 
 /** `POST /api/v1/rms/notifications/messenger`. */
 export class RegisterMessengerRequest extends WalletField {
+  /** A string; a JSON integer is accepted too (and answered as a string). */
   @IsChatId()
-  messengerChatId!: string | number;
+  messengerChatId!: string;
 
   @MayBeOmitted()
   @IsString({ message: 'messengerBotToken must be a bot token like 123456:ABC-DEF… (bot id, colon, secret)' })
