@@ -2,8 +2,10 @@
  * Nothing is lost when a delivery worker is SIGKILLed in the middle of deliveries (BullMQ stalled-job recovery; the
  * duplicates this allows are counted and reported) or when Redis is killed and restarted during a burst (with the
  * append-only persistence docs/deployment.md prescribes). Alerts go in through the gateway's webhook; every one
- * must reach each of its three sandbox stand-ins.
+ * must reach each of its three sandbox stand-ins. SIGTERM lets a running delivery finish before the worker exits.
  */
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   NOTIFICATIONS,
   type NotificationsStack,
@@ -173,4 +175,57 @@ describe('Redis restarted during a burst', () => {
     );
     expect(missing).toBe(0);
   }, 240_000);
+});
+
+describe('a delivery worker stopped with SIGTERM', () => {
+  let s: NotificationsStack;
+  let slow: Server;
+  const requests: { startedAt: number; answeredAt?: number }[] = [];
+  beforeAll(async () => {
+    // A webhook receiver that takes 3 s to answer: a delivery to it is in flight when the worker is told to stop.
+    slow = createServer((req, res) => {
+      const request: { startedAt: number; answeredAt?: number } = { startedAt: Date.now() };
+      requests.push(request);
+      req.resume();
+      setTimeout(() => {
+        res.writeHead(204).end();
+        request.answeredAt = Date.now();
+      }, 3000);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const port = (slow.address() as AddressInfo).port;
+    s = await startNotificationsStack({ workers: 1, env: { NOTIFICATIONS_WEBHOOK_HOSTS: `127.0.0.1:${port}` } });
+  }, 180_000);
+  afterAll(async () => {
+    await s?.close();
+    await new Promise((resolve) => slow?.close(resolve));
+  });
+
+  it('lets the running delivery finish before the process exits, and it is not sent again', async () => {
+    const key = await s.apiKey();
+    const wallet = s.wallet();
+    const port = (slow.address() as AddressInfo).port;
+    const hook = `http://127.0.0.1:${port}/hooks/discord/1/slow`;
+    expect(
+      (
+        await s.call('POST', `${NOTIFICATIONS}/channelhook`, {
+          key,
+          body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' },
+        })
+      ).status,
+    ).toBe(201);
+    expect((await s.webhook({ source: 'e2e', alert: alertFor(wallet) })).body.queued).toEqual(['channelhook']);
+    for (let i = 0; i < 200 && requests.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requests).toHaveLength(1);
+    const exitCode = await s.workers[0].stop();
+    const exitedAt = Date.now();
+    expect(exitCode).toBe(0);
+    expect(requests[0].answeredAt).toBeDefined();
+    expect(requests[0].answeredAt!).toBeLessThanOrEqual(exitedAt);
+    // A new worker finds nothing left to do: the job completed (a lost job would be retaken after its 10 s lock).
+    await s.startWorker();
+    await new Promise((resolve) => setTimeout(resolve, 16_000));
+    expect(requests).toHaveLength(1);
+    expect((await s.admin('GET', '/dlq')).body.total).toBe(0);
+  }, 120_000);
 });

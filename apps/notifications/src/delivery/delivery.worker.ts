@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRedisSettings, type RedisSettings } from '@rp/platform';
 import { Worker } from 'bullmq';
 import { NotificationsConfig } from '../config/notifications.config';
@@ -11,7 +11,7 @@ import { DeliveryProcessor } from './delivery.processor';
  * died is taken over after its lock expires (stalled-job recovery). Shutdown waits for running deliveries.
  */
 @Injectable()
-export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('DeliveryWorker');
   private worker?: Worker<DeliveryJobData>;
 
@@ -35,7 +35,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.logger.log(`delivery worker started (concurrency ${this.config.NOTIFICATIONS_WORKER_CONCURRENCY})`);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before Redis, the database and the providers close: running deliveries still need them. */
+  async beforeApplicationShutdown(): Promise<void> {
     if (!this.worker) return;
     this.logger.log('delivery worker stopping: waiting for running deliveries');
     await this.worker.close();
