@@ -16,6 +16,9 @@ const CONCURRENCY = process.env['BENCH_WORKER_CONCURRENCY'] ?? '200';
 const RATE = Number(process.env['BENCH_RATE'] ?? 100);
 const RATE_SECONDS = Number(process.env['BENCH_RATE_SECONDS'] ?? 20);
 const BASE = '/api/v1/rms/notifications';
+/** Write V8 CPU profiles of the API and the first worker here (`BENCH_CPU_PROF=/tmp/prof`). */
+const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
+let starts = 0;
 
 interface Destination {
   wallet: string;
@@ -56,9 +59,12 @@ async function main(): Promise<void> {
     CONTRACT_RPC_URL: sandbox.rpcUrl,
   };
   const start = async (role: string) => {
+    const profiled = PROFILE_DIR && (role === 'api' || starts === 1);
+    starts += 1;
     const app = new AppProcess({
       app: 'notifications',
       port: await freePort(),
+      nodeArgs: profiled ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${role}.cpuprofile`] : [],
       env: { ...env, NOTIFICATIONS_ROLE: role },
     });
     await app.waitReady(60_000);

@@ -26,8 +26,13 @@ export const LEVEL_COLOR: Record<RiskAlert['riskLevel'], number> = {
   critical: 0xc62828,
 };
 
+/** `$1,234.50` (hand-rolled: `toLocaleString` costs more than the rest of a message). */
 export function usd(value: number): string {
-  return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const cents = Math.round(Math.abs(value) * 100);
+  const whole = Math.floor(cents / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${value < 0 ? '-' : ''}$${whole}.${String(cents % 100).padStart(2, '0')}`;
 }
 
 function short(address: string): string {

@@ -1,5 +1,5 @@
 import type { RiskAlert } from '../alerts/alert';
-import { plainText, renderAlert } from './alert-message';
+import { plainText, renderAlert, usd } from './alert-message';
 import { emailHtml } from './email.provider';
 import { TELEGRAM_MAX_TEXT, escapeHtml, telegramText } from './telegram.provider';
 import { discordPayload, slackPayload } from './webhook.provider';
@@ -52,6 +52,16 @@ describe('alert messages', () => {
     const slack = slackPayload(message) as { text: string; blocks: { type: string }[] };
     expect(slack.blocks.map((b) => b.type)).toEqual(['header', 'section', 'section', 'context']);
     expect(emailHtml(message)).toContain('<h2>HIGH risk: health factor 1.1834</h2>');
+  });
+
+  it('writes dollars with thousands separators and cents', () => {
+    expect([usd(0), usd(5.999), usd(1234.5), usd(1_234_567.891), usd(-12.3)]).toEqual([
+      '$0.00',
+      '$6.00',
+      '$1,234.50',
+      '$1,234,567.89',
+      '-$12.30',
+    ]);
   });
 
   it('a test message says it is a test', () => {

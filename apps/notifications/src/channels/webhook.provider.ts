@@ -54,7 +54,7 @@ export class WebhookProvider {
     const check = await this.policy.check(url);
     if (!check.ok) throw new DeliveryError('permanent', `webhook URL refused: ${check.reason}`);
     const slack = flavorOf(new URL(url)) === 'slack';
-    const { status, text, headers } = await postJson(
+    const { status, text, header } = await postJson(
       url,
       slack ? slackPayload(message) : discordPayload(message),
       'webhook',
@@ -63,7 +63,7 @@ export class WebhookProvider {
     const reason = `webhook ${status}: ${text.slice(0, 200)}`;
     if (status === 429)
       throw new DeliveryError('rate-limited', reason, {
-        retryAfterMs: retryAfterMs(headers.get('retry-after')),
+        retryAfterMs: retryAfterMs(header('retry-after')),
         status,
       });
     throw new DeliveryError(kindOfStatus(status), reason, { status });
