@@ -25,6 +25,8 @@ export interface MonitorHarness {
   scheduler(): MonitorScheduler;
   /** Registers an email channel for each wallet (the monitor watches wallets with an enabled channel). */
   watch(wallets: readonly string[], minRiskLevel?: RiskLevel): Promise<void>;
+  /** Removes the email channel `watch` registered. */
+  unwatch(wallet: string): Promise<void>;
   /** Seeds `count` healthy positions (1000 XLM collateral, 100 USDC debt: HF about 2.14) and returns the wallets. */
   seedHealthy(count: number): string[];
   /** Calls per RPC method the sandbox answered. */
@@ -90,6 +92,9 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
           email: `watcher${emails}@example.com`,
         });
       }
+    },
+    async unwatch(wallet) {
+      await get(NotificationConfigRepository).remove('monitor-test-account', wallet, 'email');
     },
     seedHealthy(count) {
       const wallets = sandbox.control.setup.newAddresses(count);

@@ -73,6 +73,19 @@ export class NotificationConfigRepository {
     return [...new Set(enabled.map((config) => config.walletAddress))];
   }
 
+  /**
+   * Changes whenever a configuration is added, changed or removed (how many there are and the latest `updatedAt`,
+   * which every write sets): the monitor reads the whole watch list again only then.
+   */
+  async changeMark(): Promise<string> {
+    const configs = await this.configs();
+    const [count, latest] = await Promise.all([
+      configs.count({}),
+      configs.findOne({}, { sort: { field: 'updatedAt', direction: 'desc' } }),
+    ]);
+    return `${count}:${latest ? new Date(latest.updatedAt).getTime() : 0}:${latest?.id ?? ''}`;
+  }
+
   /** Every watched wallet with the lowest `minRiskLevel` among its enabled channels (the monitor's threshold). */
   async watchList(): Promise<WatchedWallet[]> {
     const enabled = await (await this.configs()).find({ enabled: true });

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { poolActivitySince } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
-import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { NotificationConfigRepository, type WatchedWallet } from '../configs/notification-config.repository';
 import { NotificationsConfig } from '../config/notifications.config';
 import { PoolSnapshots } from '../risk/pool-snapshots';
 import { RmsLedger } from '../risk/rms-ledger';
@@ -17,6 +17,8 @@ import { SchedulerLock } from './scheduler-lock';
 const LOCK_TTL_MS = 10_000;
 /** How often a running round checks whether its batches are done. */
 const DONE_POLL_MS = 5;
+/** The watch list is read again when a configuration changed, and at least this often. */
+const WATCH_LIST_MAX_AGE_MS = 60_000;
 
 export interface RoundReport {
   readonly round: number;
@@ -47,6 +49,7 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  private watch?: { mark: string; list: WatchedWallet[]; readAt: number };
   /** Rounds this scheduler ran (tests and the bench read it). */
   readonly rounds: RoundReport[] = [];
 
@@ -106,7 +109,7 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
   async runRound(ledger: number): Promise<RoundReport> {
     const startedAt = Date.now();
     const started = performance.now();
-    const watched = await this.configs.watchList();
+    const watched = await this.watchList();
     this.metrics.walletsWatched.set(watched.length);
     const pools = this.ledger.pools();
     const round = await this.redis.incr(this.keys.roundCounter);
@@ -145,6 +148,16 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
     if (outcome !== 'completed')
       this.logger.warn(`round ${round} (ledger ${ledger}) ${outcome} after ${durationMs} ms`);
     return report;
+  }
+
+  /** Every wallet with an enabled channel; read in full only when a configuration changed (50k: a second). */
+  private async watchList(): Promise<WatchedWallet[]> {
+    const mark = await this.configs.changeMark();
+    const known = this.watch;
+    if (known?.mark === mark && Date.now() - known.readAt < WATCH_LIST_MAX_AGE_MS) return known.list;
+    const list = await this.configs.watchList();
+    this.watch = { mark, list, readAt: Date.now() };
+    return list;
   }
 
   /**

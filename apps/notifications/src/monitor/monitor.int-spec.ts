@@ -92,6 +92,14 @@ describe('monitor rounds', () => {
     expect(read).toBeLessThan(2 * WALLETS);
   });
 
+  it('watches a wallet registered between rounds, and stops watching one whose channel is removed', async () => {
+    const [newcomer] = h.seedHealthy(1);
+    await h.watch([newcomer]);
+    expect((await round()).report?.wallets).toBe(WALLETS + 1);
+    await h.unwatch(newcomer);
+    expect((await round()).report?.wallets).toBe(WALLETS);
+  });
+
   it('runs one round per ledger with two schedulers, and the second takes over when the first stops', async () => {
     const second = h.scheduler();
     h.sandbox.ledger.closeLedger();
