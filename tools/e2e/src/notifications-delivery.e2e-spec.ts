@@ -19,19 +19,9 @@ describe('notifications through the gateway', () => {
   afterAll(() => s?.close());
 
   async function registerAll(key: string, wallet: string, chatId: string, hook: string, email: string) {
-    const answers = [
-      await s.call('POST', `${NOTIFICATIONS}/messenger`, {
-        key,
-        body: { walletAddress: wallet, messengerChatId: chatId, minRiskLevel: 'warn' },
-      }),
-      await s.call('POST', `${NOTIFICATIONS}/channelhook`, {
-        key,
-        body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'medium' },
-      }),
-      await s.call('POST', `${NOTIFICATIONS}/email`, { key, body: { walletAddress: wallet, email } }),
-    ];
-    for (const answer of answers) expect(answer.status).toBe(201);
-    return answers[2];
+    await s.register(key, 'messenger', { walletAddress: wallet, messengerChatId: chatId, minRiskLevel: 'warn' });
+    await s.register(key, 'channelhook', { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'medium' });
+    return s.register(key, 'email', { walletAddress: wallet, email });
   }
 
   it('registers, reads and deletes for the key account only, with secrets masked', async () => {
@@ -123,14 +113,7 @@ describe('notifications through the gateway', () => {
     const wallet = s.wallet();
     const hook = s.hookUrl();
     const hookPath = new URL(hook).pathname.replace(/^\/hooks\//, '');
-    expect(
-      (
-        await s.call('POST', `${NOTIFICATIONS}/channelhook`, {
-          key,
-          body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' },
-        })
-      ).status,
-    ).toBe(201);
+    await s.register(key, 'channelhook', { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' });
     s.sandbox.channels.webhooks.removeHook(hookPath, 410);
     const alert = alertFor(wallet);
     expect((await s.webhook({ source: 'e2e', alert })).body.queued).toEqual(['channelhook']);

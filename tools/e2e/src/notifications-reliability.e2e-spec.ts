@@ -6,12 +6,7 @@
  */
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  NOTIFICATIONS,
-  type NotificationsStack,
-  alertFor,
-  startNotificationsStack,
-} from './support/notifications-stack';
+import { type NotificationsStack, alertFor, startNotificationsStack } from './support/notifications-stack';
 import { type PersistentRedis, persistentRedis } from './support/persistent-redis';
 
 interface Destinations {
@@ -41,8 +36,7 @@ async function registerWallets(s: NotificationsStack, count: number): Promise<De
       ['channelhook', { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' }],
       ['email', { walletAddress: wallet, email: d.email, minRiskLevel: 'low' }],
     ] as const) {
-      const answer = await s.call('POST', `${NOTIFICATIONS}/${path}`, { key, body });
-      if (answer.status !== 201) throw new Error(`register ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      await s.register(key, path, body);
     }
     all.push(d);
   }
@@ -206,14 +200,7 @@ describe('a delivery worker stopped with SIGTERM', () => {
     const wallet = s.wallet();
     const port = (slow.address() as AddressInfo).port;
     const hook = `http://127.0.0.1:${port}/hooks/discord/1/slow`;
-    expect(
-      (
-        await s.call('POST', `${NOTIFICATIONS}/channelhook`, {
-          key,
-          body: { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' },
-        })
-      ).status,
-    ).toBe(201);
+    await s.register(key, 'channelhook', { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' });
     expect((await s.webhook({ source: 'e2e', alert: alertFor(wallet) })).body.queued).toEqual(['channelhook']);
     for (let i = 0; i < 200 && requests.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(requests).toHaveLength(1);

@@ -19,18 +19,12 @@ export interface DeadLetterRecord {
   job: DeliveryJobData;
 }
 
-export interface DeadLetterView {
-  id: string;
-  alertId: string;
-  walletAddress: string;
-  channel: Channel;
-  destination: string;
-  attempts: number;
-  lastError: string;
+/** An entry as the DLQ route shows it: dates as ISO text, without the job's data. */
+export type DeadLetterView = Omit<DeadLetterRecord, 'job' | 'firstAttemptAt' | 'failedAt' | 'expiresAt'> & {
   firstAttemptAt: string;
   failedAt: string;
   expiresAt: string;
-}
+};
 
 export function deadLetterView(record: DeadLetterRecord): DeadLetterView {
   return {

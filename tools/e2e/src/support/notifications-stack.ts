@@ -38,6 +38,8 @@ export interface NotificationsStack {
     path: string,
     options?: { key?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<Answer>;
+  /** Registers one channel (`messenger`, `channelhook`, `email`) with the key; throws unless 201. */
+  register(key: string, channel: string, body: object): Promise<Answer>;
   webhook(body: unknown): Promise<Answer>;
   admin(method: 'GET' | 'POST', path: string): Promise<Answer>;
   wallet(): string;
@@ -155,6 +157,12 @@ export async function startNotificationsStack(options: NotificationsStackOptions
         return ((await issued.json()) as { apiKey: string }).apiKey;
       },
       call,
+      async register(key, channel, body) {
+        const answer = await call('POST', `${NOTIFICATIONS}/${channel}`, { key, body });
+        if (answer.status !== 201)
+          throw new Error(`register ${channel}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        return answer;
+      },
       webhook: (body) =>
         call('POST', `${NOTIFICATIONS}/webhook`, { body, headers: { 'x-webhook-secret': WEBHOOK_SECRET } }),
       admin: (method, path) => call(method, `${NOTIFICATIONS}${path}`, { headers: { 'x-admin-key': ADMIN_KEY } }),
