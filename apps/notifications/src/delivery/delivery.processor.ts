@@ -67,7 +67,7 @@ export class DeliveryProcessor {
     for (;;) {
       try {
         await this.providers.send(destination.address, message);
-        await this.lanes.leave(data.lane, jobId);
+        await this.lanes.sent(data.lane, jobId);
         this.metrics.delivered(data.channel, data.queuedAt);
         return 'delivered';
       } catch (error) {
@@ -92,6 +92,11 @@ export class DeliveryProcessor {
     for (;;) {
       const turn = await this.lanes.turn(job.data.lane, jobId, destination.paces);
       if (turn.kind === 'go') return undefined;
+      if (turn.kind === 'already-sent') {
+        await this.lanes.sent(job.data.lane, jobId);
+        this.metrics.count(job.data.channel, 'skipped');
+        return 'already sent (retaken after a crash)';
+      }
       if (turn.kind === 'behind') {
         if (await this.headIsGone(turn.head)) {
           await this.lanes.leave(job.data.lane, turn.head);

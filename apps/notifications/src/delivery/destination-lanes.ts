@@ -27,23 +27,33 @@ for i, key in ipairs(KEYS) do
   if interval > 0 then redis.call('SET', key, now + interval, 'PX', interval + 60000) end
 end
 return 0`;
-/** Position in the lane and, for its head (or a job in no lane), the pacing slot: one round trip per try. */
+/**
+ * Whether a job was already sent (its idempotency key, set when a send succeeded: a job retaken after its worker
+ * died between the send and the completion is not sent twice), its position in the lane and, for its head (or a
+ * job in no lane), the pacing slot: one round trip per try. KEYS: lane, sent key, pace keys...
+ */
 const TURN = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return {3} end
 local index = redis.call('LPOS', KEYS[1], ARGV[1])
 if index and index > 0 then return {1, index, redis.call('LINDEX', KEYS[1], 0)} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local wait = 0
-for i = 2, #KEYS do
+for i = 3, #KEYS do
   local next = tonumber(redis.call('GET', KEYS[i]) or '0')
   if next - now > wait then wait = next - now end
 end
 if wait > 0 then return {2, wait} end
-for i = 2, #KEYS do
-  local interval = tonumber(ARGV[i])
+for i = 3, #KEYS do
+  local interval = tonumber(ARGV[i - 1])
   if interval > 0 then redis.call('SET', KEYS[i], now + interval, 'PX', interval + 60000) end
 end
 return {0}`;
+/** A sent job: its idempotency key is set and it leaves its lane, in one step. KEYS: lane, sent key. */
+const SENT = `
+redis.call('SET', KEYS[2], '1', 'EX', 86400)
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+return 1`;
 const HOLD = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -58,13 +68,15 @@ const SCRIPTS = {
   enqueue: luaScript(ENQUEUE),
   takeSlot: luaScript(TAKE_SLOT),
   turn: luaScript(TURN),
+  sent: luaScript(SENT),
   hold: luaScript(HOLD),
 };
 
 export type Turn =
   | { kind: 'go' }
   | { kind: 'behind'; position: number; head: string }
-  | { kind: 'paced'; waitMs: number };
+  | { kind: 'paced'; waitMs: number }
+  | { kind: 'already-sent' };
 
 export class DestinationLanes {
   constructor(
@@ -84,14 +96,23 @@ export class DestinationLanes {
     await this.run(SCRIPTS.enqueue, [this.lane(destinationKey), `${this.prefix}laned:${jobId}`], [jobId]);
   }
 
-  /** Lets a job be queued in its lane again (re-drive). */
+  private sentKey(jobId: string): string {
+    return `${this.prefix}sent:${jobId}`;
+  }
+
+  /** Lets a job be queued in its lane, and sent, again (re-drive). */
   async forget(jobId: string): Promise<void> {
-    await this.redis.del(`${this.prefix}laned:${jobId}`);
+    await this.redis.del(`${this.prefix}laned:${jobId}`, this.sentKey(jobId));
+  }
+
+  /** The job was delivered: never send it again, and let the next job of the lane go. */
+  async sent(destinationKey: string, jobId: string): Promise<void> {
+    await this.run(SCRIPTS.sent, [this.lane(destinationKey), this.sentKey(jobId)], [jobId]);
   }
 
   /** Whether the job may send now (then its pacing slot is taken), must wait behind others, or wait for pacing. */
   async turn(destinationKey: string, jobId: string, paces: Pace[]): Promise<Turn> {
-    const keys = [this.lane(destinationKey), ...paces.map((p) => this.pace(p.key))];
+    const keys = [this.lane(destinationKey), this.sentKey(jobId), ...paces.map((p) => this.pace(p.key))];
     const answer = (await this.run(SCRIPTS.turn, keys, [jobId, ...paces.map((p) => String(p.intervalMs))])) as [
       number,
       number?,
@@ -99,6 +120,7 @@ export class DestinationLanes {
     ];
     if (answer[0] === 1) return { kind: 'behind', position: Number(answer[1]), head: String(answer[2] ?? '') };
     if (answer[0] === 2) return { kind: 'paced', waitMs: Number(answer[1]) };
+    if (answer[0] === 3) return { kind: 'already-sent' };
     return { kind: 'go' };
   }
 
