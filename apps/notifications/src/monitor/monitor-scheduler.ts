@@ -109,12 +109,15 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
   async runRound(ledger: number): Promise<RoundReport> {
     const startedAt = Date.now();
     const started = performance.now();
-    const watched = await this.watchList();
-    this.metrics.walletsWatched.set(watched.length);
     const pools = this.ledger.pools();
-    const round = await this.redis.incr(this.keys.roundCounter);
-    await this.forgetMoved(pools, ledger);
-    const snapshots = await Promise.all(pools.map((pool) => this.snapshots.at(pool, ledger)));
+    // Independent reads, side by side: the watch list, the pools' events (cache invalidation), the pools and prices.
+    const [watched, , snapshots, round] = await Promise.all([
+      this.watchList(),
+      this.forgetMoved(pools, ledger),
+      Promise.all(pools.map((pool) => this.snapshots.at(pool, ledger))),
+      this.redis.incr(this.keys.roundCounter),
+    ]);
+    this.metrics.walletsWatched.set(watched.length);
     const roundPools = snapshots.map((s, i) => ({ pool: pools[i], reserves: s.pool.reserves, prices: s.prices }));
     const ttl = this.config.RMS_ROUND_TIMEOUT_MS * 2;
     await this.redis
