@@ -57,8 +57,10 @@ export class AlertIntake {
       };
       return { jobId: deliveryJobId(alert.alertId, c.channel, c.id), data };
     });
-    await this.deliveries.addBulk(jobs);
+    // Lanes first: a worker that picks a job up finds it in its lane, behind the jobs taken in before it. (A lane
+    // entry whose job was never added is dropped by the next job of the lane.)
     await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
+    await this.deliveries.addBulk(jobs);
     this.logger.debug(
       `alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`,
     );
@@ -80,8 +82,8 @@ export class AlertIntake {
       queuedAt: Date.now(),
       lane: this.laneOf(config),
     };
-    await this.deliveries.add(jobId, data);
     await this.lanes.enqueue(data.lane, jobId);
+    await this.deliveries.add(jobId, data);
     return jobId;
   }
 

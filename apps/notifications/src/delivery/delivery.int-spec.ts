@@ -178,6 +178,25 @@ describe('delivery', () => {
     }
   }, 90_000);
 
+  it('waits out 429s without spending attempts: six in a row, then delivered, nothing in the DLQ', async () => {
+    const w = await registered();
+    h.sandbox.channels.telegram.rateLimitNext(w.chatId, 1, 6);
+    const alert = alertFor(w.wallet);
+    expect((await webhook({ source: 'ops', alert, routing: { channels: ['messenger'] } })).body.queued).toEqual([
+      'messenger',
+    ]);
+    const [delivered] = await h.waitForMessages(
+      { channel: 'telegram', destination: w.chatId, outcome: 'delivered' },
+      1,
+      60_000,
+    );
+    expect(delivered?.text).toContain(alert.alertId);
+    // Six refusals: with five attempts, had a 429 spent one the delivery would have been dead-lettered.
+    expect(h.messages({ channel: 'telegram', destination: w.chatId, outcome: 'rejected' })).toHaveLength(6);
+    const dlq = await admin('GET', '/dlq');
+    expect(dlq.body.latest.filter((e: { alertId: string }) => e.alertId === alert.alertId)).toEqual([]);
+  }, 90_000);
+
   it('dead-letters permanent failures with the reason, disables a blocked bot, follows a migration, and re-drives', async () => {
     const w = await registered();
     h.sandbox.channels.webhooks.removeHook(w.hookPath, 410);

@@ -57,12 +57,12 @@ return 1`;
 const HOLD = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local until = now + tonumber(ARGV[1])
+local hold_until = now + tonumber(ARGV[1])
 for i, key in ipairs(KEYS) do
   local next = tonumber(redis.call('GET', key) or '0')
-  if until > next then redis.call('SET', key, until, 'PX', tonumber(ARGV[1]) + 60000) end
+  if hold_until > next then redis.call('SET', key, hold_until, 'PX', tonumber(ARGV[1]) + 60000) end
 end
-return until`;
+return hold_until`;
 
 const SCRIPTS = {
   enqueue: luaScript(ENQUEUE),

@@ -77,8 +77,8 @@ export class DlqService {
       firstAttemptAt: undefined,
       redriven: (entry.job.redriven ?? 0) + 1,
     };
-    await this.deliveries.add(entry.id, data);
     await this.lanes.enqueue(data.lane, entry.id);
+    await this.deliveries.add(entry.id, data);
     await this.entries.remove(entry.id);
     this.logger.log(`DLQ entry ${entry.id} (${entry.channel}) re-driven`);
   }
