@@ -9,4 +9,5 @@ export * from './position-requests';
 export * from './position-summary';
 export * from './swap-receiver-client';
 export * from './unwind-planner';
+export * from './unwind-route';
 export * as blendScVal from './scval';
