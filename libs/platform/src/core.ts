@@ -6,4 +6,4 @@ export * from './lib/config/load-config';
 export * from './lib/config/setting-decorators';
 export * from './lib/logging/app-logger';
 export * from './lib/logging/redaction';
-export * from './lib/redis/redis-connection';
+export * from './lib/redis/redis-options';
