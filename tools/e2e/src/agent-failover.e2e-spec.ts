@@ -3,6 +3,7 @@
  * dies (the lock as a database lease, no Redis); without a key (no USDC to buy one) and without the risk service,
  * it protects the wallet from the ledger alone.
  */
+import { AppProcess, freePort } from '@rp/dev';
 import { UNIT } from '@rp/sandbox';
 import { type AgentStack, type AgentStatus, startAgentStack } from './support/agent-stack';
 
@@ -65,7 +66,6 @@ describe('the risk agent under failures', () => {
   }, 180_000);
 
   it('a wrong setting stops it with one line and status 78', async () => {
-    const { AppProcess, freePort } = await import('@rp/dev');
     const agent = new AppProcess({
       app: 'agent',
       port: await freePort(),
