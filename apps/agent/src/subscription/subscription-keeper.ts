@@ -9,7 +9,7 @@ import { KeyVault } from './key-vault';
 /** Renew when the key expires within this long (DECISIONS.md, Agent). */
 export const RENEW_BEFORE_MS = 3 * 86_400_000;
 /** After a failed purchase, try again this soon rather than at the next daily check. */
-const RETRY_AFTER_FAILURE_MS = 60_000;
+const RETRY_AFTER_FAILURE_MS = 15_000;
 
 export interface SubscriptionView {
   active: boolean;

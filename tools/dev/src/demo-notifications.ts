@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+
+export interface DemoWallet {
+  label: string;
+  address: string;
+}
+
+/** What the banner says about the demo wallets' notification configs. */
+export type DemoNotificationsOutcome =
+  | { registered: true; wallets: number }
+  | { registered: false; reason: string };
+
+/**
+ * Registers notification configs for the demo wallets, pointing at the sandbox's stand-ins: Telegram (a chat of the
+ * Bot API stand-in), a Discord webhook of the receiver, and the SMTP sink. The configs belong to an API key issued
+ * by the partner route with the launcher's admin key. Until the notifications routes exist (the gateway answers
+ * 404), nothing is registered and `npm start` goes on.
+ */
+export async function registerDemoNotifications(
+  gatewayUrl: string,
+  adminKey: string,
+  sandboxUrl: string,
+  wallets: readonly DemoWallet[],
+): Promise<DemoNotificationsOutcome> {
+  const api = `${gatewayUrl.replace(/\/$/, '')}/api/v1`;
+  const post = (path: string, body: unknown, headers: Record<string, string>) =>
+    fetch(`${api}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+  const issued = await post(
+    '/keys/partners',
+    { email: 'demo-notifications@example.com', rateLimit: 600, burst: 600, durationDays: 365 },
+    { 'x-admin-key': adminKey },
+  );
+  if (issued.status !== 201) return { registered: false, reason: `no key for the demo configs (${issued.status})` };
+  const { apiKey } = (await issued.json()) as { apiKey: string };
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const botToken = `123456789:${randomBytes(24).toString('base64url').slice(0, 35)}`;
+  let done = 0;
+  for (const [index, wallet] of wallets.entries()) {
+    const chatId = String(1_000 + index);
+    const registrations: [string, object][] = [
+      ['/messenger', { walletAddress: wallet.address, messengerChatId: chatId, messengerBotToken: botToken, minRiskLevel: 'medium' }],
+      [
+        '/channelhook',
+        { walletAddress: wallet.address, channelWebhook: `${sandboxUrl}/hooks/discord/demo-${index}/sandbox-token`, minRiskLevel: 'medium' },
+      ],
+      ['/email', { walletAddress: wallet.address, email: `demo-wallet-${index}@example.com`, minRiskLevel: 'medium' }],
+    ];
+    for (const [path, body] of registrations) {
+      const answer = await post(`/rms/notifications${path}`, body, auth);
+      if (answer.status === 404) return { registered: false, reason: 'the notifications routes are not there yet' };
+      if (answer.status >= 300) {
+        return { registered: false, reason: `${path} answered ${answer.status}: ${(await answer.text()).slice(0, 200)}` };
+      }
+    }
+    done += 1;
+  }
+  return { registered: true, wallets: done };
+}
