@@ -56,8 +56,8 @@ const TLS_DIR = (() => {
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? '127.0.0.1';
   const interval = options.ledgerIntervalMs ?? 5000;
-  // Ledgers a second or more apart get a past at that pace (x402 clients measure it); faster test ledgers do not.
-  const ledger = new SandboxLedger({ historyIntervalSeconds: interval >= 1000 ? interval / 1000 : 0 });
+  // A ledger that closes on its own gets a past at its pace (x402 clients measure it); a manual one does not.
+  const ledger = new SandboxLedger({ historyIntervalSeconds: interval > 0 ? interval / 1000 : 0 });
   const faults = new FaultInjector();
   const channels = new ChannelStandIns();
   const tls = {

@@ -8,15 +8,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { APP_SLOTS, checkSettings, describeSettings } from '@rp/dev';
 import { Keypair } from '@stellar/stellar-sdk';
-import { Deployment, IDeployment } from 'kubernetes-models/apps/v1/Deployment';
-import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
-import { INetworkPolicy, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import { IIngress, Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
-import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { Namespace } from 'kubernetes-models/v1/Namespace';
-import { IService, Service } from 'kubernetes-models/v1/Service';
+import { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { IService } from 'kubernetes-models/v1/Service';
 import { parse, parseAllDocuments } from 'yaml';
+import { K8sObject, kubernetesModel } from './support/kubernetes-models';
 
 const root = resolve(__dirname, '../../..');
 const SERVICES = ['gateway', 'subscription', 'txb', 'notifications'];
@@ -54,24 +51,6 @@ function documentedSecrets(): Map<string, Record<string, string>> {
   return secrets;
 }
 
-interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
-  data?: Record<string, string>;
-}
-
-const MODELS: Record<string, (object: K8sObject) => { validate(): void }> = {
-  'apps/v1/Deployment': (o) => new Deployment(o as never),
-  'v1/Service': (o) => new Service(o as never),
-  'v1/ConfigMap': (o) => new ConfigMap(o as never),
-  'v1/Namespace': (o) => new Namespace(o as never),
-  'policy/v1/PodDisruptionBudget': (o) => new PodDisruptionBudget(o as never),
-  'autoscaling/v2/HorizontalPodAutoscaler': (o) => new HorizontalPodAutoscaler(o as never),
-  'networking.k8s.io/v1/NetworkPolicy': (o) => new NetworkPolicy(o as never),
-  'networking.k8s.io/v1/Ingress': (o) => new Ingress(o as never),
-};
-
 function render(path: string): K8sObject[] {
   let output: string;
   try {
@@ -91,12 +70,12 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
   it('render objects that are valid against the Kubernetes schemas', () => {
     expect(objects.length).toBeGreaterThan(0);
     for (const object of objects) {
-      const model = MODELS[`${object.apiVersion}/${object.kind}`];
+      const model = kubernetesModel(object);
       expect({ object: `${object.kind}/${object.metadata.name}`, known: model !== undefined }).toEqual({
         object: `${object.kind}/${object.metadata.name}`,
         known: true,
       });
-      expect(() => model(object).validate()).not.toThrow();
+      expect(() => model!.validate()).not.toThrow();
     }
   });
 

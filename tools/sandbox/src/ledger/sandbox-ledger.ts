@@ -34,7 +34,9 @@ export interface SandboxLedgerOptions {
   /**
    * Seconds between ledgers of a made-up past: the history starts with 20 empty ledgers that closed this far
    * apart, ending now, so a client measuring the close time (x402's expiration window) reads the configured
-   * pace from the first request, as it would on a network that has been running. Without it, history starts now.
+   * pace from the first request, as it would on a network that has been running, and a stall while a test starts
+   * (ledgers closed late because the process was busy) weighs one ledger in twenty, not one in two. Fractions of
+   * a second are allowed. Without it, history starts now.
    */
   readonly historyIntervalSeconds?: number;
 }
@@ -68,23 +70,27 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   private readonly kinds = new Map<string, NativeContractKind>();
   private readonly queue: ParsedEnvelope[] = [];
   private records: LedgerHistory;
-  private readonly historyInterval: bigint;
+  private readonly historyInterval: number;
 
   constructor(options: SandboxLedgerOptions = {}) {
     super();
     this.passphrase = options.passphrase ?? Networks.TESTNET;
     this.networkId = networkIdOf(this.passphrase);
     this.now = options.now ?? Date.now;
-    this.historyInterval = BigInt(Math.max(0, Math.round(options.historyIntervalSeconds ?? 0)));
+    this.historyInterval = Math.max(0, options.historyIntervalSeconds ?? 0);
     this.records = this.freshHistory();
   }
 
   private freshHistory(): LedgerHistory {
     const now = this.nowSeconds();
-    if (this.historyInterval === 0n) return new LedgerHistory(now);
-    const genesis = now - this.historyInterval * BigInt(HISTORY_LEDGERS - 1);
+    if (this.historyInterval === 0) return new LedgerHistory(now);
+    // Close times are whole seconds: a pace under a second spreads the past over the seconds it would have taken.
+    const span = Math.ceil(this.historyInterval * (HISTORY_LEDGERS - 1));
+    const genesis = now - BigInt(span);
     const history = new LedgerHistory(genesis);
-    for (let i = 1n; i < BigInt(HISTORY_LEDGERS); i += 1n) history.close(genesis + i * this.historyInterval, []);
+    for (let i = 1; i < HISTORY_LEDGERS; i += 1) {
+      history.close(genesis + BigInt(Math.floor(i * this.historyInterval)), []);
+    }
     return history;
   }
 

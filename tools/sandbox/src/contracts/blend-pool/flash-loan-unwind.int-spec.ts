@@ -1,4 +1,5 @@
 import {
+  BLEND_POOL_CALL_ERRORS,
   BlendPoolReader,
   LedgerRpc,
   LedgerWallet,
@@ -94,7 +95,7 @@ describe('flash-loan unwind on the sandbox pool', () => {
       validUntil: new Date(Date.now() + 120_000),
       network: 'ledger:testnet',
     });
-    const prepared = assemble(tx, await simulate(rpc, tx));
+    const prepared = assemble(tx, await simulate(rpc, tx, BLEND_POOL_CALL_ERRORS));
     return wallet.signTransaction(prepared);
   }
 

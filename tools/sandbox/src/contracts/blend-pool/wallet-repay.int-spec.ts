@@ -1,6 +1,14 @@
 import { Networks, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
 import { PoolContractV2, PoolV2, RequestType, type Network } from '@blend-capital/blend-sdk';
-import { LedgerRpc, LedgerWallet, SimulationFailedError, assemble, simulate, submitAndWait } from '@rp/ledger';
+import {
+  BLEND_POOL_CALL_ERRORS,
+  LedgerRpc,
+  LedgerWallet,
+  SimulationFailedError,
+  assemble,
+  simulate,
+  submitAndWait,
+} from '@rp/ledger';
 import { DEMO_WALLETS, startSandbox, type RunningSandbox } from '../../index';
 
 /**
@@ -63,7 +71,7 @@ describe('Blend pool driven by a SEP-5 wallet', () => {
 
   it('fails simulation of a collateral withdrawal that would break the health factor with InvalidHf (1205)', async () => {
     const tx = await invocation(RequestType.WithdrawCollateral, scenario().xlm, 5_000n * 10_000_000n);
-    const failure = await simulate(ledger, tx).catch((error: unknown) => error);
+    const failure = await simulate(ledger, tx, BLEND_POOL_CALL_ERRORS).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SimulationFailedError);
     expect(failure).toMatchObject({ code: 1205, errorName: 'InvalidHf' });
     const raw = await new rpc.Server(sandbox.rpcUrl, { allowHttp: true }).simulateTransaction(tx);
