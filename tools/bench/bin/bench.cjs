@@ -4,7 +4,7 @@
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '../../..');
-const suites = ['sandbox', 'gateway', 'memory', 'persistence', 'payments', 'txb'];
+const suites = ['sandbox', 'gateway', 'memory', 'persistence', 'payments', 'txb', 'agent'];
 const suite = process.argv[2] ?? 'sandbox';
 if (!suites.includes(suite)) {
   process.stderr.write(`usage: bench.cjs <${suites.join('|')}>\n`);

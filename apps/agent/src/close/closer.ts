@@ -153,7 +153,17 @@ export class Closer {
         .send(signed, builtBy === 'service' ? this.subscription.apiKey() : undefined)
         .catch((error: unknown) => ({ accepted: false as const, hash: signed.hash, error: (error as Error).message }));
       this.logger.info(
-        { pool, txHash: signed.hash, path, builtBy, decisionToSendMs: sentAt - decidedAtMs, accepted: sent.accepted, via: sent.accepted ? sent.via : undefined },
+        {
+          pool,
+          txHash: signed.hash,
+          path,
+          builtBy,
+          decisionToSendMs: sentAt - decidedAtMs,
+          // Until the network (or txb's submit, which sends it) answered: an upper bound of the send itself.
+          decisionToAcceptedMs: Date.now() - decidedAtMs,
+          accepted: sent.accepted,
+          via: sent.accepted ? sent.via : undefined,
+        },
         sent.accepted ? 'close sent' : 'close refused at submission',
       );
       if (!sent.accepted) {
