@@ -36,7 +36,9 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
   const presigned = new PresignedCache();
   const subscription = new SubscriptionKeeper(config, wallet, store, ledger, logger, mock);
   const builder = new CloseBuilder(config, wallet.address, ledger, service, subscription, mock);
-  const sender = new CloseSender(ledger, service, Math.min(1000, Math.max(250, config.POLL_INTERVAL_MS / 4)));
+  const sender = new CloseSender(ledger, service, Math.min(1000, Math.max(250, config.POLL_INTERVAL_MS / 4)), (error) =>
+    logger.warn({ err: error.message }, 'txb did not take the close for tracking (it is on the network already)'),
+  );
   const passphrase = mock ? async () => 'Test SDF Network ; September 2015' : () => ledger.passphrase();
   const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock);
   const reader = new RiskReader(wallet.address, config.WATCHED_POOLS, ledger, service, subscription, mock, logger);

@@ -1,6 +1,6 @@
-import { type SignedAhead, sendSigned, transactionState } from '@rp/ledger';
+import { type SendAnswer, type SignedAhead, sendSigned, transactionState } from '@rp/ledger';
 import type { LedgerView } from '../ledger/ledger-view';
-import { ServiceClient, ServiceRefusedError, ServiceUnavailableError, KeyRejectedError } from '../service/service-client';
+import { KeyRejectedError, type ServiceClient, ServiceRefusedError, ServiceUnavailableError } from '../service/service-client';
 
 export type SendResult =
   | { readonly accepted: true; readonly hash: string; readonly via: 'service' | 'ledger' }
@@ -14,46 +14,49 @@ export type FinalState =
 const TOO_LATE_GRACE_S = 6;
 
 /**
- * Sends a signed close and follows it to its final state on the agent's own RPC. A close txb built goes through
- * `POST /txb/submit` (its proposal is then tracked by the service too); if the service does not answer, or the
- * agent built the close itself, it goes straight to `sendTransaction`.
+ * Sends a signed close and follows it to its final state on the agent's own RPC. The agent's RPC gets it first
+ * (`sendTransaction`: nothing between the decision and the network); a close txb built is then also handed to
+ * `POST /txb/submit`, in the background, so the service tracks its proposal (the network answers that copy
+ * `DUPLICATE`, which txb counts as submitted). When the agent's RPC does not answer or is busy, txb's submit is
+ * the way to the network.
  */
 export class CloseSender {
   constructor(
     private readonly ledger: LedgerView,
     private readonly service: ServiceClient,
     private readonly followIntervalMs: number,
+    private readonly onTrackingFailure: (error: Error) => void = () => undefined,
   ) {}
 
   async send(signed: SignedAhead, apiKey: string | undefined): Promise<SendResult> {
-    if (apiKey) {
-      try {
-        const answer = await this.service.submit(apiKey, signed.envelope);
-        return { accepted: true, hash: answer.txHash || signed.hash, via: 'service' };
-      } catch (error) {
-        if (error instanceof ServiceRefusedError && error.code !== 'PROPOSAL_NOT_FOUND') {
-          const resultCode = typeof error.body['resultCode'] === 'string' ? error.body['resultCode'] : '';
-          return { accepted: false, hash: signed.hash, error: `${error.code}${resultCode ? ` ${resultCode}` : ''}` };
-        }
-        if (
-          !(error instanceof ServiceUnavailableError) &&
-          !(error instanceof KeyRejectedError) &&
-          !(error instanceof ServiceRefusedError)
-        ) {
-          throw error;
-        }
-        // The service is down or no longer knows the proposal: the ledger itself takes the transaction.
+    let direct: SendAnswer | undefined;
+    try {
+      direct = await sendSigned(this.ledger.rpc, signed.transaction);
+    } catch (error) {
+      if (!apiKey) throw error;
+    }
+    if (direct?.status === 'PENDING' || direct?.status === 'DUPLICATE') {
+      if (apiKey) void this.service.submit(apiKey, signed.envelope).catch((error: Error) => this.onTrackingFailure(error));
+      return { accepted: true, hash: direct.hash, via: 'ledger' };
+    }
+    if (direct?.status === 'ERROR') {
+      return { accepted: false, hash: direct.hash, error: `SUBMISSION_FAILED ${direct.resultCode}` };
+    }
+    if (!apiKey) return { accepted: false, hash: signed.hash, error: 'TRY_AGAIN_LATER' };
+    // The agent's RPC failed or is busy: txb's submit sends it (with retries) through the service's RPC.
+    try {
+      const answer = await this.service.submit(apiKey, signed.envelope);
+      return { accepted: true, hash: answer.txHash || signed.hash, via: 'service' };
+    } catch (error) {
+      if (error instanceof ServiceRefusedError) {
+        const resultCode = typeof error.body['resultCode'] === 'string' ? error.body['resultCode'] : '';
+        return { accepted: false, hash: signed.hash, error: `${error.code}${resultCode ? ` ${resultCode}` : ''}` };
       }
+      if (error instanceof ServiceUnavailableError || error instanceof KeyRejectedError) {
+        return { accepted: false, hash: signed.hash, error: `neither the RPC nor the service took it: ${error.message}` };
+      }
+      throw error;
     }
-    const answer = await sendSigned(this.ledger.rpc, signed.transaction);
-    if (answer.status === 'PENDING' || answer.status === 'DUPLICATE') {
-      return { accepted: true, hash: answer.hash, via: 'ledger' };
-    }
-    return {
-      accepted: false,
-      hash: answer.hash,
-      error: answer.status === 'ERROR' ? `SUBMISSION_FAILED ${answer.resultCode}` : 'TRY_AGAIN_LATER',
-    };
   }
 
   /** Polls the ledger until the transaction is in a ledger or can no longer be. */

@@ -12,7 +12,7 @@ export interface StatusRoutes {
 
 /**
  * The agent's HTTP surface, on Node's own server (Nest and Fastify would cost more memory than the whole loop):
- * `GET /health`, `GET /health/ready`, and, with `Authorization: Bearer <STATUS_TOKEN>` when a token is set,
+ * `GET /health` (also `/health/live`, as every app has it), `GET /health/ready`, and, with `Authorization: Bearer <STATUS_TOKEN>` when a token is set,
  * `GET /status` and `GET /metrics`. It listens only on `HOST`. Anything else is a 404 in the error envelope.
  */
 export function createStatusServer(routes: StatusRoutes, statusToken: string | undefined): Server {
@@ -33,6 +33,7 @@ export function createStatusServer(routes: StatusRoutes, statusToken: string | u
     }
     switch (path) {
       case '/health':
+      case '/health/live':
         return send(response, 200, routes.health());
       case '/health/ready': {
         const ready = await routes.ready();

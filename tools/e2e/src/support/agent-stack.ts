@@ -13,10 +13,11 @@ import {
   submitAndWait,
   summarizePositions,
 } from '@rp/ledger';
-import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
+import { type LoadedScenario, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
-import { Address, Networks, type Transaction, TransactionBuilder, nativeToScVal } from '@stellar/stellar-sdk';
+import { Networks, type Transaction, TransactionBuilder } from '@stellar/stellar-sdk';
+import { openBorrower } from './borrowers';
 import { ADMIN_KEY } from './paid-stack';
 import { startApp } from './running-apps';
 import { redisDatabase } from './txb-stack';
@@ -125,26 +126,11 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
       scenario,
       gateway,
       rpc,
-      borrower({ xlm, usdc, keepUsdc, usdcForKey }) {
+      borrower({ usdcForKey, ...position }) {
         wallets += 1;
         const mnemonic = generateMnemonic(wordlist);
         const wallet = LedgerWallet.fromMnemonic(mnemonic);
-        setup.fund(wallet.address, 100n * UNIT, `agent e2e wallet ${wallets}`);
-        setup.openPosition(scenario.pool, {
-          user: wallet.address,
-          supplyCollateral: [{ asset: scenario.xlm, amount: xlm }],
-          ...(usdc > 0n && { borrow: [{ asset: scenario.usdc, amount: usdc }] }),
-        });
-        const held = setup.balance(scenario.usdc, wallet.address);
-        const keep = keepUsdc ?? held;
-        if (held > keep) {
-          sandbox.ledger.invokePrivileged(scenario.usdc, 'transfer', [
-            new Address(wallet.address).toScVal(),
-            new Address(scenario.paymentReceiver).toScVal(),
-            nativeToScVal(held - keep, { type: 'i128' }),
-          ]);
-        }
-        if (usdcForKey) setup.mint(scenario.usdc, wallet.address, usdcForKey);
+        openBorrower(sandbox, wallet.address, `agent e2e wallet ${wallets}`, { ...position, extraUsdc: usdcForKey });
         return { mnemonic, wallet, address: wallet.address };
       },
       async agent(wallet, env = {}) {
