@@ -65,6 +65,19 @@ describe('the risk agent under failures', () => {
     expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
   }, 180_000);
 
+  it('low fee balance: a warning in /status and one log line when it starts and one when it ends', async () => {
+    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    // The wallet holds 100 XLM: below a 150 XLM threshold.
+    const agent = await stack.agent(owner, { LOW_FEE_BALANCE_XLM: '150' });
+    const low = await stack.until(agent, (s) => s.wallet.lowFeeBalance, 'a low fee balance');
+    expect(Number(low.wallet.nativeBalance)).toBeLessThan(150);
+    stack.sandbox.control.setup.fund(owner.address, 100n * UNIT);
+    await stack.until(agent, (s) => !s.wallet.lowFeeBalance, 'the fee balance topped up');
+    const lines = (text: string) => agent.lines.filter((line) => line.includes(text));
+    expect(lines('low fee balance')).toHaveLength(1);
+    expect(lines('fee balance no longer low')).toHaveLength(1);
+  }, 120_000);
+
   it('a wrong setting stops it with one line and status 78', async () => {
     const agent = new AppProcess({
       app: 'agent',
