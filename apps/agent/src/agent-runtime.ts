@@ -58,6 +58,7 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
       },
       status: () => statusOf(agent, subscription, presigned, store, wallet.address),
       metrics: () => metrics.render(),
+      observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds),
     },
     config.STATUS_TOKEN,
   );

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 
 export interface StatusRoutes {
@@ -8,7 +8,13 @@ export interface StatusRoutes {
   ready(): Promise<{ ok: boolean; body: unknown }>;
   status(): Promise<unknown>;
   metrics(): string;
+  /** Each answered request, for `http_request_duration_seconds`. */
+  observe(method: string, route: string, status: number, seconds: number): void;
 }
+
+/** Routes the agent serves; anything else is one label in the metrics (`unmatched`). */
+const ROUTES = new Set(['/health', '/health/live', '/health/ready', '/status', '/metrics']);
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * The agent's HTTP surface, on Node's own server (Nest and Fastify would cost more memory than the whole loop):
@@ -23,13 +29,30 @@ export function createStatusServer(routes: StatusRoutes, statusToken: string | u
     return given.length === token.length && timingSafeEqual(given, token);
   };
   return createServer((request, response) => {
-    void handle(request, response).catch(() => send(response, 500, envelope(500, 'INTERNAL_ERROR', 'internal error')));
+    const started = process.hrtime.bigint();
+    const given = request.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    response.setHeader('x-request-id', requestId);
+    const path = (request.url ?? '/').split('?')[0];
+    response.once('finish', () =>
+      routes.observe(
+        request.method ?? 'GET',
+        ROUTES.has(path) ? path : 'unmatched',
+        response.statusCode,
+        Number(process.hrtime.bigint() - started) / 1e9,
+      ),
+    );
+    void handle(request, response, path, requestId).catch(() =>
+      send(response, 500, envelope(500, 'INTERNAL_ERROR', 'internal error', requestId)),
+    );
   });
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '/').split('?')[0];
+  async function handle(request: IncomingMessage, response: ServerResponse, path: string, requestId: string) {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return send(response, 405, envelope(405, 'METHOD_NOT_ALLOWED', 'only GET is served'), { allow: 'GET, HEAD' });
+      // No route takes a body: none is read, whatever it holds.
+      request.resume();
+      const refusal = envelope(405, 'METHOD_NOT_ALLOWED', `No route for ${request.method} ${path}: only GET is served`, requestId);
+      return send(response, 405, refusal, { allow: 'GET, HEAD', connection: 'close' });
     }
     switch (path) {
       case '/health':
@@ -40,27 +63,27 @@ export function createStatusServer(routes: StatusRoutes, statusToken: string | u
         return send(response, ready.ok ? 200 : 503, ready.body);
       }
       case '/status':
-        if (!authorized(request)) return unauthorized(response);
+        if (!authorized(request)) return unauthorized(response, requestId);
         return send(response, 200, await routes.status());
       case '/metrics':
-        if (!authorized(request)) return unauthorized(response);
+        if (!authorized(request)) return unauthorized(response, requestId);
         response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' });
         response.end(routes.metrics());
         return;
       default:
-        return send(response, 404, envelope(404, 'NOT_FOUND', `no route ${path}`));
+        return send(response, 404, envelope(404, 'NOT_FOUND', `No route for GET ${path}`, requestId));
     }
   }
 }
 
-function unauthorized(response: ServerResponse): void {
-  send(response, 401, envelope(401, 'UNAUTHORIZED', 'a valid STATUS_TOKEN is required'), {
+function unauthorized(response: ServerResponse, requestId: string): void {
+  send(response, 401, envelope(401, 'UNAUTHORIZED', 'a valid STATUS_TOKEN is required', requestId), {
     'www-authenticate': 'Bearer',
   });
 }
 
-function envelope(status: number, code: string, error: string) {
-  return { success: false, status, code, error };
+function envelope(status: number, code: string, error: string, requestId: string) {
+  return { success: false, status, code, error, requestId };
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
