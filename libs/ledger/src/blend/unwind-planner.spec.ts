@@ -169,8 +169,9 @@ describe('planPartialUnwind', () => {
       liabilities: new Map([[0, (held.positions.liabilities.get(0) ?? 0n) - toDTokenDown(RESERVES[0], repay.amount)]]),
       supply: new Map(),
     });
-    expect(after).toBeGreaterThanOrEqual(target);
-    expect(after).toBeLessThan(target + target / 1000n); // within 0.1 %
+    // One basis point above the target, for the interest that accrues before the ledger applies it; within 0.1 %.
+    expect(after).toBeGreaterThanOrEqual(target + target / 10_000n);
+    expect(after).toBeLessThan(target + target / 1000n);
     expect(repayLoan.amount).toBeGreaterThan(plan.flashLoan?.amount ?? 0n);
   });
 

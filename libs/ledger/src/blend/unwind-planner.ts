@@ -163,7 +163,9 @@ export function planUnwindWithSwap(
 /**
  * A partial unwind: the smallest sale of collateral `swap.tokenIn` whose proceeds, repaid on `swap.tokenOut`,
  * bring the health factor (7 decimals) to at least `target`. Requests: repay the debt with the proceeds, withdraw the
- * sold collateral, repay the flash loan with it (the two cancel in settlement).
+ * sold collateral, repay the flash loan with it (the two cancel in settlement). The sale aims one basis point above
+ * the target: interest accrues between the read and the ledger that applies the transaction (a few seconds to the
+ * proposal's five minutes), and a position must not land a hair under the health factor its owner asked for.
  */
 export function planPartialUnwind(
   position: UnwindPosition,
@@ -184,19 +186,20 @@ export function planPartialUnwind(
   if (before === null) return { refused: 'no-debt' };
   if (before >= target) return { refused: 'target-reached', healthFactor: before };
 
+  const aim = target + divCeil(target, TARGET_MARGIN_DIVISOR);
   const step = (loan: bigint) => partialStep(position, sold, debt, swap, slippageBps, loan);
   // The sale may not ask for more collateral than is held; past the whole debt, more sale changes nothing.
   const collateralBound = (sold.collateral * BPS_SCALE) / (BPS_SCALE + BigInt(slippageBps)) - 2n;
   const wholeDebt =
     divCeil((debt.debt + 2n) * BPS_SCALE * swap.amountIn, (BPS_SCALE - BigInt(slippageBps)) * swap.amountOut) + 2n;
   const high = collateralBound < wholeDebt ? collateralBound : wholeDebt;
-  if (high < 1n || !reaches(step(high).health, target)) return { refused: 'target-unreachable', asset: swap.tokenIn };
+  if (high < 1n || !reaches(step(high).health, aim)) return { refused: 'target-unreachable', asset: swap.tokenIn };
   // The health factor rises with the sale (while it is above ~0.7, far below any position the pool lets exist).
   let low = 1n;
   let top = high;
   while (low < top) {
     const middle = (low + top) / 2n;
-    if (reaches(step(middle).health, target)) top = middle;
+    if (reaches(step(middle).health, aim)) top = middle;
     else low = middle + 1n;
   }
   const chosen = step(low);
@@ -221,6 +224,9 @@ export function healthOf(position: UnwindPosition, positions: Positions): bigint
     positionData(position.reserves, positions, priceReader(position.prices), position.prices.decimals),
   );
 }
+
+/** The margin a partial unwind aims above its target: one basis point (target / 10,000). */
+const TARGET_MARGIN_DIVISOR = 10_000n;
 
 const reaches = (health: bigint | null, target: bigint): boolean => health === null || health >= target;
 
