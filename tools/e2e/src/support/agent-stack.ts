@@ -53,6 +53,8 @@ export interface AgentStack {
   sandbox: RunningSandbox;
   scenario: LoadedScenario;
   gateway: AppProcess;
+  /** The notifications service (risk route), when the stack was started with it. */
+  notifications?: AppProcess;
   rpc: LedgerRpc;
   /** A new wallet: native XLM for fees, `xlm` collateral, `usdc` borrowed (kept: `keepUsdc`), `usdcForKey` minted. */
   borrower(options: { xlm: bigint; usdc: bigint; keepUsdc?: bigint; usdcForKey?: bigint }): AgentWallet;
@@ -74,6 +76,8 @@ export interface AgentStack {
 
 export interface AgentStackOptions {
   redisDb: number;
+  /** Start the notifications service too (the agent's risk route) behind the gateway. */
+  notifications?: boolean;
   subscriptionEnv?: Record<string, string>;
   ledgerIntervalMs?: number;
 }
@@ -110,9 +114,21 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
       INTERNAL_TOKEN: internalToken,
     });
     started.push(txb);
+    const notifications = options.notifications
+      ? await startApp('notifications', {
+          CONTRACT_RPC_URL: sandbox.rpcUrl,
+          RMS_POOLS: scenario.pool,
+          REDIS_URL: redisDatabase(options.redisDb),
+          INTERNAL_TOKEN: internalToken,
+          RMS_ADMIN_API_KEY: ADMIN_KEY,
+          MESSENGER_API_URL: `${sandbox.url}/telegram`,
+        })
+      : undefined;
+    if (notifications) started.push(notifications);
     const gateway = await startApp('gateway', {
       SUBSCRIPTION_URL: subscription.url,
       TXB_URL: txb.url,
+      ...(notifications && { NOTIFICATIONS_URL: notifications.url }),
       INTERNAL_TOKEN: internalToken,
       KEY_CACHE_TTL_MS: '1000',
     });
@@ -125,6 +141,7 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
       sandbox,
       scenario,
       gateway,
+      notifications,
       rpc,
       borrower({ usdcForKey, ...position }) {
         wallets += 1;
