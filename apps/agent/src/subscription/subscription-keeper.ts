@@ -10,6 +10,8 @@ import { KeyVault } from './key-vault';
 export const RENEW_BEFORE_MS = 3 * 86_400_000;
 /** After a failed purchase, try again this soon rather than at the next daily check. */
 const RETRY_AFTER_FAILURE_MS = 15_000;
+/** A refused key is bought again at most this often (a gateway refusing every key must not drain the wallet). */
+const REBUY_AFTER_REFUSAL_MS = 10 * 60_000;
 
 export interface SubscriptionView {
   active: boolean;
@@ -29,6 +31,8 @@ export class SubscriptionKeeper {
   private key?: { apiKey: string; tier: string; expiresAt: number };
   private error?: string;
   private nextCheckAt = 0;
+  private lastRefusalCheckAt = -Infinity;
+  private holdPurchasesUntil = 0;
   private checking?: Promise<void>;
   private readonly vault: KeyVault;
 
@@ -70,6 +74,15 @@ export class SubscriptionKeeper {
   /** The service refused the key (401): treat it as lapsed and check again now. */
   async keyRejected(): Promise<void> {
     if (this.key) this.key = { ...this.key, expiresAt: Math.min(this.key.expiresAt, this.now()) };
+    const now = this.now();
+    if (now - this.lastRefusalCheckAt < REBUY_AFTER_REFUSAL_MS) {
+      // Refused again soon after a new key: wait (degraded meanwhile) rather than pay again and again.
+      this.holdPurchasesUntil = this.lastRefusalCheckAt + REBUY_AFTER_REFUSAL_MS;
+      this.nextCheckAt = this.holdPurchasesUntil;
+      this.setError('the service refused the API key again soon after it was bought; protecting from the ledger');
+      return;
+    }
+    this.lastRefusalCheckAt = now;
     await this.checkIfDue(true);
   }
 
@@ -94,6 +107,10 @@ export class SubscriptionKeeper {
   }
 
   private async buy(): Promise<void> {
+    if (this.now() < this.holdPurchasesUntil) {
+      this.nextCheckAt = this.holdPurchasesUntil;
+      return;
+    }
     const email = this.config.SERVICE_EMAIL ?? `agent-${this.wallet.address.slice(0, 12).toLowerCase()}@example.com`;
     this.logger.info({ email, renewing: this.key !== undefined }, 'buying an API key with the direct x402 flow');
     try {
