@@ -1,6 +1,10 @@
 import { DatabaseReadiness, PersistenceModule } from '@rp/persistence';
 import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
 import { NotificationsConfig } from './config/notifications.config';
+import { deliveryModules } from './notifications.module';
+import { monitorModules } from './monitor/monitor.module';
+import { RiskRoutesModule } from './risk/risk.module';
+import { TriggerModule } from './risk/trigger/trigger.module';
 
 export const notificationsApp: AppDefinition<NotificationsConfig> = {
   name: 'notifications',
@@ -8,6 +12,9 @@ export const notificationsApp: AppDefinition<NotificationsConfig> = {
   modules: (config) => [
     RedisModule.forRoot(config.redis(), 'notifications'),
     PersistenceModule.forRoot({ appName: 'notifications', url: config.databaseUrl() }),
+    ...deliveryModules(config),
+    ...(config.runs('api') ? [{ module: RiskRoutesModule }, { module: TriggerModule }] : []),
+    ...monitorModules(config),
   ],
   readiness: () => [DatabaseReadiness, RedisReadiness],
   openApi: { title: 'Risk and notifications', description: 'Risk evaluation, alert channels, webhook, DLQ.' },

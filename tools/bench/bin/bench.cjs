@@ -1,15 +1,39 @@
 #!/usr/bin/env node
 // Runs a benchmark suite from its TypeScript sources:  node tools/bench/bin/bench.cjs sandbox
 // Results go to stdout as a Markdown table and JSON; copy them into docs/benchmarks.md with the machine noted.
+// A suite made of parts (notifications: deliveries, monitoring) runs each part in a process of its own, one after
+// the other; a part also runs alone (`bench.cjs notifications-monitor`).
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '../../..');
-const suites = ['sandbox', 'gateway', 'memory', 'persistence', 'payments', 'txb', 'agent'];
+const parts = { notifications: ['notifications-delivery', 'notifications-monitor'] };
+const suites = [
+  'sandbox',
+  'gateway',
+  'memory',
+  'persistence',
+  'payments',
+  'txb',
+  'agent',
+  ...Object.keys(parts),
+  ...parts.notifications,
+];
 const suite = process.argv[2] ?? 'sandbox';
 if (!suites.includes(suite)) {
   process.stderr.write(`usage: bench.cjs <${suites.join('|')}>\n`);
   process.exit(64);
 }
-process.env.SWC_NODE_PROJECT ??= path.join(root, 'tsconfig.base.json');
-require('@swc-node/register');
-require(path.join(root, 'tools', 'bench', 'src', `${suite}.bench.ts`));
+const source = (name) => path.join(root, 'tools', 'bench', 'src', `${name}.bench.ts`);
+if (parts[suite]) {
+  for (const part of parts[suite].filter((name) => fs.existsSync(source(name)))) {
+    process.stdout.write(`\n## ${part}\n\n`);
+    const run = spawnSync(process.execPath, [__filename, part], { stdio: 'inherit', env: process.env });
+    if (run.status !== 0) process.exit(run.status ?? 1);
+  }
+} else {
+  process.env.SWC_NODE_PROJECT ??= path.join(root, 'tsconfig.base.json');
+  require('@swc-node/register');
+  require(source(suite));
+}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from './app-process';
-import { planLaunch } from './launch-plan';
+import { DEV_ADMIN_KEY, DEV_BOT_TOKEN, planLaunch } from './launch-plan';
 
 describe('planLaunch', () => {
   const redis = 'redis://127.0.0.1:6379';
@@ -71,12 +71,29 @@ describe('planLaunch', () => {
     expect(env['notifications']).toMatchObject({
       RMS_POOLS: sandbox.pool,
       MESSENGER_API_URL: 'http://127.0.0.1:4000/telegram',
+      MESSENGER_BOT_TOKEN: DEV_BOT_TOKEN,
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: '2525',
+      NOTIFICATIONS_WEBHOOK_HOSTS: '127.0.0.1:4000',
+      NOTIFICATIONS_ROLE: 'all',
+      RMS_ADMIN_API_KEY: DEV_ADMIN_KEY,
     });
+    expect(env['notifications']['RMS_WEBHOOK_SECRET']).toMatch(/^[0-9a-f]{36}$/);
     expect(env['txb']).toMatchObject({
       TXB_UNWIND_RECEIVER: sandbox.swapReceiver,
       TXB_ALLOWED_RPC_URLS: 'http://127.0.0.1:4000/rpc',
+    });
+  });
+
+  it('takes the webhook secret and admin key from the environment when given', () => {
+    const plan = planLaunch(
+      { RMS_WEBHOOK_SECRET: 'given-webhook-secret-123', RMS_ADMIN_API_KEY: 'given-admin-key-123456' },
+      redis,
+    );
+    const notifications = plan.apps.find(({ slot }) => slot.app === 'notifications')?.env;
+    expect(notifications).toMatchObject({
+      RMS_WEBHOOK_SECRET: 'given-webhook-secret-123',
+      RMS_ADMIN_API_KEY: 'given-admin-key-123456',
     });
   });
 });

@@ -77,6 +77,8 @@ export function portOf(env: NodeJS.ProcessEnv, variable: string, defaultPort: nu
 /** Ports, data folders and settings of every app, from the launcher's environment, the Redis and the sandbox. */
 /** Admin key of the partner-key routes under `npm start` (sandbox only; the banner shows it). */
 export const DEV_ADMIN_KEY = 'dev-admin-key-sandbox-only';
+/** Default bot of messenger deliveries under `npm start`: the sandbox's Telegram stand-in accepts any token of this shape. */
+export const DEV_BOT_TOKEN = '100000001:sandbox-bot-token-0123456789abcdefXYZ';
 
 export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: SandboxEndpoints): LaunchPlan {
   const dataDir = resolve(WORKSPACE_ROOT, env['DEV_DATA_DIR'] || '.data');
@@ -90,6 +92,9 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
   const internalToken = env['INTERNAL_TOKEN'] || randomBytes(24).toString('hex');
   const shared = { HOST: '127.0.0.1', REDIS_URL: redisUrl, NODE_ENV: 'development', INTERNAL_TOKEN: internalToken };
   const ledger = { CONTRACT_RPC_URL: rpcUrl };
+  const adminKey = env['RMS_ADMIN_API_KEY'] || DEV_ADMIN_KEY;
+  // The inbound alert webhook's secret: given, or fresh per launch (the banner shows it beside the admin key).
+  const webhookSecret = env['RMS_WEBHOOK_SECRET'] || randomBytes(18).toString('hex');
   const specific: Record<string, Record<string, string>> = {
     gateway: {
       SUBSCRIPTION_URL: local('subscription'),
@@ -98,7 +103,7 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
     },
     subscription: {
       X402_LEDGER_NETWORK: 'ledger:testnet',
-      RMS_ADMIN_API_KEY: env['RMS_ADMIN_API_KEY'] || DEV_ADMIN_KEY,
+      RMS_ADMIN_API_KEY: adminKey,
       ...ledger,
       ...(sandbox && {
         X402_PAYMENT_ADDRESS_LEDGER: sandbox.paymentReceiver,
@@ -111,13 +116,20 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
     },
     notifications: {
       ...ledger,
+      NOTIFICATIONS_ROLE: 'all',
+      RMS_ADMIN_API_KEY: adminKey,
+      RMS_WEBHOOK_SECRET: webhookSecret,
       ...(sandbox && {
         RMS_POOLS: sandbox.pool,
         // The sandbox's webhook receiver is the demo wallets' channelhook (loopback, listed on purpose).
         NOTIFICATIONS_WEBHOOK_HOSTS: new URL(sandbox.url).host,
         MESSENGER_API_URL: `${sandbox.url}/telegram`,
+        MESSENGER_BOT_TOKEN: env['MESSENGER_BOT_TOKEN'] || DEV_BOT_TOKEN,
         SMTP_HOST: '127.0.0.1',
         SMTP_PORT: String(sandbox.smtpPort),
+        EMAIL_FROM: 'alerts@sandbox.local',
+        // The sandbox's Discord/Slack receivers (`/hooks/...`) are the only webhook host besides Discord and Slack.
+        NOTIFICATIONS_WEBHOOK_HOSTS: new URL(sandbox.url).host,
       }),
     },
     agent: {

@@ -103,7 +103,8 @@ describe('npm start (the dev launcher)', () => {
     for (const [path, method, service, status] of [
       ['keys/subscribe/status?email=probe%40example.com', 'GET', 'subscription', 404],
       ['txb/status', 'GET', 'txb', 200],
-      ['rms/notifications/webhook', 'POST', 'notifications', 404],
+      // No X-Webhook-Secret: refused by notifications itself.
+      ['rms/notifications/webhook', 'POST', 'notifications', 403],
     ] as const) {
       const requestId = `launcher-probe-${service}`;
       const response = await fetch(`${gateway}/api/v1/${path}`, { method, headers: { 'x-request-id': requestId } });
@@ -170,6 +171,60 @@ describe('npm start (the dev launcher)', () => {
     });
     expect(unwind.status).toBe(200);
     expect(await unwind.json()).toMatchObject({ proposal: { metadata: { action: 'UNWIND', route: 'approve' } } });
+
+    // notifications sends to the sandbox's Telegram, webhook receiver and SMTP sink; the banner shows the inbound
+    // webhook's secret beside the admin key.
+    const banner = output.join('\n');
+    expect(banner).toContain('admin key      dev-admin-key-sandbox-only');
+    const secret = /webhook secret (\S+)/.exec(banner)?.[1] ?? '';
+    expect(secret).toMatch(/^[0-9a-f]{36}$/);
+    const wallet = scenario.wallets.find((w) => w.key !== 'endangered')?.address;
+    const keyed = { Authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    for (const [channel, fields] of [
+      ['messenger', { messengerChatId: '424242' }],
+      ['channelhook', { channelWebhook: `${sandboxUrl}/hooks/discord/42/launcher` }],
+      ['email', { email: 'newcomer@example.com' }],
+    ] as const) {
+      const registered = await fetch(`${gateway}/api/v1/rms/notifications/${channel}`, {
+        method: 'POST',
+        headers: keyed,
+        body: JSON.stringify({ walletAddress: wallet, minRiskLevel: 'low', ...fields }),
+      });
+      expect({ channel, status: registered.status }).toEqual({ channel, status: 201 });
+    }
+    const alertId = `launcher-${Date.now()}`;
+    const accepted = await fetch(`${gateway}/api/v1/rms/notifications/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-secret': secret },
+      body: JSON.stringify({
+        source: 'launcher-test',
+        alert: {
+          alertId,
+          address: wallet,
+          poolAddress: scenario.pool,
+          riskLevel: 'critical',
+          healthFactor: 1.04,
+          triggers: ['low_health_factor'],
+          collateralValueUsd: 100,
+          liabilityValueUsd: 96,
+          recommendedAction: 'LIQUIDATE',
+          evaluatedAt: new Date().toISOString(),
+        },
+        routing: { priority: 'urgent' },
+      }),
+    });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.json()).toMatchObject({ queued: ['messenger', 'channelhook', 'email'] });
+    const received = async () => {
+      const all = (await (await fetch(`${sandboxUrl}/control/messages`)).json()) as { channel: string; text: string }[];
+      return all.filter((m) => m.text.includes(alertId)).map((m) => m.channel);
+    };
+    let channels: string[] = [];
+    for (let i = 0; i < 100 && channels.length < 3; i += 1) {
+      channels = await received();
+      if (channels.length < 3) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(channels.sort()).toEqual(['email', 'telegram', 'webhook']);
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

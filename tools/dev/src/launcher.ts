@@ -158,6 +158,7 @@ export class Launcher {
       ({ slot, port }) => `  ${slot.app.padEnd(14)} http://127.0.0.1:${port}`.padEnd(42) + slot.serves,
     );
     const redisNote = redis.process ? 'started by the launcher, stopped with it' : 'already running';
+    const notifications = plan.apps.find(({ slot }) => slot.app === 'notifications')?.env ?? {};
     return [
       '',
       `  Risk protection platform: all ${this.processes.length} apps ready in ${seconds} s (embedded mode)`,
@@ -170,9 +171,12 @@ export class Launcher {
       `  health         ${gateway.url}/health/ready   (every app: /health/live, /health/ready, /metrics)`,
       `  Redis          ${redis.url} (${redisNote})`,
       `  data           ${shortPath(plan.dataDir)}/<app>.sqlite (embedded SQLite, kept between runs)`,
+      `  admin key      ${notifications['RMS_ADMIN_API_KEY'] ?? ''}   (x-admin-key: trigger, DLQ, partner keys)`,
+      `  webhook secret ${notifications['RMS_WEBHOOK_SECRET'] ?? ''}   (X-Webhook-Secret: POST /api/v1/rms/notifications/webhook)`,
       '',
       `  sandbox        ${sandbox.url}/   page: ledgers, balances, positions, prices, received messages`,
       `                 RPC ${sandbox.url}/rpc (testnet) · Telegram ${sandbox.url}/telegram · SMTP 127.0.0.1:${sandbox.smtpPort}`,
+      `                 webhooks ${sandbox.url}/hooks/discord/<id>/<token> or /hooks/slack/<T>/<B>/<X> (accepted channelWebhook URLs)`,
       `  demo pool      ${sandbox.pool}`,
       ...sandbox.wallets.flatMap((wallet) => [
         `  ${wallet.label}`,

@@ -8,26 +8,10 @@ import { type RedisClient, closeRedisConnection, createRedisConnection } from '@
 import { UNIT } from '@rp/sandbox';
 import { Account, Keypair, Networks, Operation, StrKey, TransactionBuilder } from '@stellar/stellar-sdk';
 import { type TxbStack, redisDatabase, startTxbStack } from './support/txb-stack';
+import { type Random, generator } from './support/seeded-random';
 
 const PER_ROUTE = 1000;
 const REDIS_DB = 8;
-
-/** mulberry32: a small seeded generator, so that every run sends the same requests. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (max: number) => Math.floor(next() * max);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick };
-}
-
-type Random = ReturnType<typeof generator>;
 
 /** A checksum-valid strkey with one character changed: looks right, fails the checksum. */
 function corrupted(strkey: string): string {

@@ -17,6 +17,9 @@ import { K8sObject, kubernetesModel } from './support/kubernetes-models';
 
 const root = resolve(__dirname, '../../..');
 const SERVICES = ['gateway', 'subscription', 'txb', 'notifications'];
+/** The notifications image in its other roles: Deployments without a Service (workers autoscaled). */
+const NOTIFICATION_ROLES = { 'notifications-worker': 'worker', 'notifications-monitor': 'monitor' } as const;
+const DEPLOYMENTS = [...SERVICES, ...Object.keys(NOTIFICATION_ROLES)];
 /** The services behind the gateway: only the gateway may reach them. */
 const BEHIND_THE_GATEWAY = ['subscription', 'txb', 'notifications'];
 const defaultPort = (app: string) => describeSettings(app).find((setting) => setting.name === 'PORT')?.default;
@@ -30,6 +33,7 @@ const SAMPLE_SECRET_VALUES: Record<string, string> = {
   X402_FACILITATOR_LEDGER_SECRET_KEY: Keypair.random().secret(),
   RMS_ADMIN_API_KEY: 'admin-key-0123456789abcdef',
   RMS_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+  NOTIFICATIONS_ENCRYPTION_KEY: '0123456789abcdef'.repeat(4),
   MESSENGER_BOT_TOKEN: '123456:bot-token',
   SMTP_HOST: 'smtp.example.com',
   SMTP_USER: 'alerts',
@@ -80,14 +84,50 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
   });
 
   it('have a Deployment, a Service and a disruption budget for each service', () => {
-    for (const kind of ['Deployment', 'Service', 'PodDisruptionBudget']) {
-      expect(
-        objects
-          .filter((o) => o.kind === kind)
-          .map((o) => o.metadata.name)
-          .sort(),
-      ).toEqual([...SERVICES].sort());
+    const names = (kind: string) =>
+      objects
+        .filter((o) => o.kind === kind)
+        .map((o) => o.metadata.name)
+        .sort();
+    expect(names('Service')).toEqual([...SERVICES].sort());
+    expect(names('Deployment')).toEqual([...DEPLOYMENTS].sort());
+    expect(names('PodDisruptionBudget')).toEqual([...DEPLOYMENTS].sort());
+  });
+
+  it('run notifications as three Deployments of one image: the API, the autoscaled workers and the monitor', () => {
+    const role = (name: string) =>
+      deployments
+        .find((d) => d.metadata.name === name)!
+        .spec!.template.spec!.containers[0].env?.find((e) => e.name === 'NOTIFICATIONS_ROLE')?.value;
+    expect(role('notifications')).toBe('api');
+    const image = deployments.find((d) => d.metadata.name === 'notifications')!.spec!.template.spec!.containers[0]
+      .image;
+    for (const [name, value] of Object.entries(NOTIFICATION_ROLES)) {
+      const deployment = deployments.find((d) => d.metadata.name === name)!;
+      const pod = deployment.spec!.template.spec!;
+      expect(role(name)).toBe(value);
+      expect(pod.containers[0].image).toBe(image);
+      expect(pod.containers[0].readinessProbe?.httpGet).toEqual({ path: '/health/ready', port: 'http' });
+      expect(pod.securityContext?.runAsNonRoot).toBe(true);
+      // Different pod labels: the notifications Service never routes to workers or the monitor.
+      expect(deployment.spec!.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': name });
+      const policy = objects.find(
+        (o) => o.kind === 'NetworkPolicy' && o.metadata.name === name,
+      ) as unknown as INetworkPolicy;
+      expect(policy.spec?.ingress?.flatMap((rule) => rule.from ?? [])).toEqual([
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+        },
+      ]);
     }
+    const hpa = objects.find(
+      (o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === 'notifications-worker',
+    ) as unknown as {
+      spec: { scaleTargetRef: { name: string }; minReplicas: number; maxReplicas: number };
+    };
+    expect(hpa.spec.scaleTargetRef.name).toBe('notifications-worker');
+    expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
   });
 
   it.each(SERVICES)('run %s hardened, probed on its own port, with time to drain', (app) => {
@@ -109,8 +149,9 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
     expect(service.spec?.ports?.[0]).toMatchObject({ port: defaultPort(app), targetPort: 'http' });
   });
 
-  it.each(SERVICES)('give %s an environment its settings validation accepts', (app) => {
-    const container = deployments.find((d) => d.metadata.name === app)!.spec!.template.spec!.containers[0];
+  it.each(DEPLOYMENTS)('give %s an environment its settings validation accepts', (name) => {
+    const app = name.startsWith('notifications') ? 'notifications' : name;
+    const container = deployments.find((d) => d.metadata.name === name)!.spec!.template.spec!.containers[0];
     const env: Record<string, string> = {};
     for (const source of container.envFrom ?? []) {
       if (source.configMapRef) {

@@ -38,4 +38,21 @@ describe('notifications settings', () => {
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(NotificationsConfig, env)).toThrow(message);
   });
+
+  it('requires NOTIFICATIONS_ENCRYPTION_KEY in production and checks its shape', () => {
+    expect(() => loadConfig(NotificationsConfig, { NODE_ENV: 'production', INTERNAL_TOKEN: 'x'.repeat(32) })).toThrow(
+      'NOTIFICATIONS_ENCRYPTION_KEY is required when NODE_ENV is production',
+    );
+    expect(() => loadConfig(NotificationsConfig, { NOTIFICATIONS_ENCRYPTION_KEY: 'short' })).toThrow('NOTIFICATIONS_ENCRYPTION_KEY must be 32 bytes');
+    expect(loadConfig(NotificationsConfig, { NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32) }).NOTIFICATIONS_ENCRYPTION_KEY).toHaveLength(64);
+  });
+
+  it('runs every part by default and one part per role', () => {
+    const all = loadConfig(NotificationsConfig, {});
+    expect(['api', 'monitor', 'worker'].every((part) => all.runs(part as 'api'))).toBe(true);
+    const worker = loadConfig(NotificationsConfig, { NOTIFICATIONS_ROLE: 'worker' });
+    expect([worker.runs('api'), worker.runs('monitor'), worker.runs('worker')]).toEqual([false, false, true]);
+    expect(() => loadConfig(NotificationsConfig, { NOTIFICATIONS_ROLE: 'cron' })).toThrow('NOTIFICATIONS_ROLE must be one of api, monitor, worker, all');
+    expect(loadConfig(NotificationsConfig, { NOTIFICATIONS_WEBHOOK_HOSTS: '127.0.0.1:4000,hooks.local:443' }).NOTIFICATIONS_WEBHOOK_HOSTS).toEqual(['127.0.0.1:4000', 'hooks.local:443']);
+  });
 });

@@ -136,6 +136,22 @@ describe('BlendPoolReader', () => {
     expect(positions.get(EMPTY_USER)?.liabilities.size).toBe(0);
   });
 
+  it('loads (pool, user) pairs across pools in one call, by pool then user, with the ledger', async () => {
+    calls.length = 0;
+    const other = contract(9);
+    const read = await reader.loadPositionsAcross([
+      { pool: POOL, user: USER },
+      { pool: other, user: USER },
+      { pool: POOL, user: EMPTY_USER },
+    ]);
+    expect(calls).toEqual([3]);
+    expect(read.latestLedger).toBe(42);
+    expect(read.positions.get(POOL)?.get(USER)?.liabilities.get(1)).toBe(5000_0000000n);
+    expect(read.positions.get(POOL)?.get(EMPTY_USER)?.collateral.size).toBe(0);
+    expect(read.positions.get(other)?.get(USER)?.collateral.size).toBe(0);
+    expect(await reader.loadPositionsAcross([])).toEqual({ positions: new Map(), latestLedger: 0 });
+  });
+
   it("loads one wallet's position and account in one call, with the ledger it reflects", async () => {
     const account = xdr.LedgerEntryData.account(
       new xdr.AccountEntry({

@@ -1,4 +1,13 @@
-import { Account, Contract, TransactionBuilder, rpc, scValToNative, xdr, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Address,
+  Contract,
+  TransactionBuilder,
+  rpc,
+  scValToNative,
+  xdr,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import {
   POOL_INSTANCE_KEYS,
   type PoolConfig,
@@ -63,6 +72,17 @@ export interface OraclePrices {
 export interface WalletInPool {
   readonly positions: Positions;
   readonly account: AccountState | undefined;
+  readonly latestLedger: number;
+}
+
+export interface PoolUser {
+  readonly pool: string;
+  readonly user: string;
+}
+
+/** Positions by pool, then by user (every pair asked for is present, empty when the user has none). */
+export interface PositionsRead {
+  readonly positions: Map<string, Map<string, Positions>>;
   readonly latestLedger: number;
 }
 
@@ -196,17 +216,32 @@ export class BlendPoolReader {
 
   /** Positions of many users in ONE `getLedgerEntries` call (the RPC client chunks it); absent = empty. */
   async loadPositions(poolId: string, users: readonly string[]): Promise<Map<string, Positions>> {
-    const out = new Map<string, Positions>(users.map((u) => [u, emptyPositions()]));
-    if (users.length === 0) return out;
+    const read = await this.loadPositionsAcross(users.map((user) => ({ pool: poolId, user })));
+    return read.positions.get(poolId) ?? new Map();
+  }
+
+  /**
+   * Positions of many (pool, user) pairs at once: one `getLedgerEntries` per 200 keys (the RPC's limit; our
+   * `LedgerRpc` splits and sends the chunks together), with the ledger the answer reflects. Absent = empty.
+   */
+  async loadPositionsAcross(pairs: readonly PoolUser[]): Promise<PositionsRead> {
+    const positions = new Map<string, Map<string, Positions>>();
+    for (const { pool, user } of pairs) {
+      let byUser = positions.get(pool);
+      if (!byUser) positions.set(pool, (byUser = new Map()));
+      byUser.set(user, emptyPositions());
+    }
+    if (pairs.length === 0) return { positions, latestLedger: 0 };
     const response = await this.options.ledger.getLedgerEntries(
-      users.map((u) => contractDataKey(poolId, positionsKey(u))),
+      pairs.map(({ pool, user }) => contractDataKey(pool, positionsKey(user))),
     );
     for (const entry of response.entries) {
       const data = entry.val.contractData();
+      const pool = Address.fromScAddress(data.contract()).toString();
       const user = readAddress(readVec(data.key(), 'Positions key')[1] ?? xdr.ScVal.scvVoid(), 'Positions user');
-      out.set(user, decodePositions(data.val()));
+      positions.get(pool)?.set(user, decodePositions(data.val()));
     }
-    return out;
+    return { positions, latestLedger: response.latestLedger };
   }
 
   /**

@@ -1,5 +1,14 @@
 import { Keypair, hash, xdr } from '@stellar/stellar-sdk';
-import { REQUEST_TYPES, encodeOracleAsset, encodeRequest, encodeReserveConfig, type ReserveConfig } from '@rp/ledger';
+import {
+  REQUEST_TYPES,
+  type Positions,
+  encodeOracleAsset,
+  encodePositions,
+  encodeRequest,
+  encodeReserveConfig,
+  positionsKey,
+  type ReserveConfig,
+} from '@rp/ledger';
 import { BLEND_POOL_CONTRACT } from '../contracts/blend-pool';
 import { ORACLE_CONTRACT } from '../contracts/oracle';
 import { address, i128, string, toBigInt, u32 } from '../contracts/scval';
@@ -150,6 +159,24 @@ export class SandboxSetup {
     }
     const user = address(request.user);
     this.ledger.invokePrivileged(pool, 'submit', [user, user, user, xdr.ScVal.scvVec(requests)]);
+  }
+
+  /** `count` new account addresses (random keys, no account on the ledger): users for seeded positions. */
+  newAddresses(count: number): string[] {
+    return Array.from({ length: count }, () => Keypair.random().publicKey());
+  }
+
+  /**
+   * Benchmark seeding: stores `positions` (reserve index -> b/dTokens) as each user's Positions entry of the pool
+   * directly, without the pool's checks, token movements, totals or events. Use `openPosition` for anything a
+   * test asserts about the pool itself; this only makes many positions exist quickly.
+   */
+  seedPositions(pool: string, users: readonly string[], positions: Positions): void {
+    const value = encodePositions(positions);
+    this.ledger.seedContractData(
+      pool,
+      users.map((user) => [positionsKey(user), value] as const),
+    );
   }
 
   deploySwapReceiver(oracle: string, feeBps: number, routes: readonly [string, string][]): string {

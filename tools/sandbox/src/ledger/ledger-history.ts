@@ -28,6 +28,9 @@ export interface TransactionRecord {
   readonly error?: string;
 }
 
+/** The transaction hash under which events of setup calls (made outside any transaction) are published. */
+export const SETUP_TRANSACTION_HASH = '0'.repeat(64);
+
 /** A contract event as `getEvents` serves it. */
 export interface LedgerEvent {
   readonly id: string;
@@ -67,12 +70,23 @@ export class LedgerHistory {
     return this.ledgers.slice(-count);
   }
 
-  close(closeTime: bigint, applied: readonly TransactionRecord[]): ClosedLedger {
+  /**
+   * Closes the next ledger with the applied transactions. `setupEventsXdr` are the contract events of setup calls
+   * made outside any transaction since the last close (control API: positions opened, prices set): they are
+   * published in this ledger, before its transactions' events, under an all-zero transaction hash, so a client
+   * following a contract's events sees every change of its state.
+   */
+  close(
+    closeTime: bigint,
+    applied: readonly TransactionRecord[],
+    setupEventsXdr: readonly string[] = [],
+  ): ClosedLedger {
     const previous = this.latest;
     const sequence = previous.sequence + 1;
     const hashes = applied.map((record) => record.hash);
     const ledger = { sequence, hash: chainHash(previous.hash, sequence, hashes), closeTime, transactions: hashes };
     this.ledgers.push(ledger);
+    this.recordEventsOf(SETUP_TRANSACTION_HASH, 0, setupEventsXdr, ledger);
     for (const record of applied) {
       this.transactions.set(record.hash, record);
       this.recordEvents(record, ledger);
@@ -97,17 +111,26 @@ export class LedgerHistory {
   }
 
   private recordEvents(record: TransactionRecord, ledger: ClosedLedger): void {
-    record.contractEventsXdr.forEach((eventXdr, index) => {
+    this.recordEventsOf(record.hash, record.applicationOrder, record.contractEventsXdr, ledger);
+  }
+
+  private recordEventsOf(
+    txHash: string,
+    applicationOrder: number,
+    eventsXdr: readonly string[],
+    ledger: ClosedLedger,
+  ): void {
+    eventsXdr.forEach((eventXdr, index) => {
       const event = xdr.ContractEvent.fromXDR(eventXdr, 'base64');
       const body = event.body().v0();
       const contractId = event.contractId();
       this.events.push({
-        id: `${toid(ledger.sequence, record.applicationOrder, 1)}-${String(index).padStart(10, '0')}`,
+        id: `${toid(ledger.sequence, applicationOrder, 1)}-${String(index).padStart(10, '0')}`,
         ledger: ledger.sequence,
         ledgerClosedAt: new Date(Number(ledger.closeTime) * 1000).toISOString().replace('.000Z', 'Z'),
-        transactionIndex: record.applicationOrder,
+        transactionIndex: applicationOrder,
         operationIndex: 0,
-        txHash: record.hash,
+        txHash,
         contractId: contractId ? Address.contract(contractId as unknown as Buffer).toString() : '',
         topic: body.topics().map((topic) => topic.toXDR('base64')),
         value: body.data().toXDR('base64'),

@@ -19,6 +19,7 @@ import {
   accountKey,
   contractCodeKey,
   contractDataEntry,
+  contractDataKey,
   contractInstanceKey,
   readAccount,
   storedEntry,
@@ -70,6 +71,8 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   private readonly kinds = new Map<string, NativeContractKind>();
   private readonly queue: ParsedEnvelope[] = [];
   private records: LedgerHistory;
+  /** Contract events of setup calls (`invokePrivileged`) waiting for the next ledger, as base64 XDR. */
+  private readonly setupEvents: string[] = [];
   private readonly historyInterval: number;
 
   constructor(options: SandboxLedgerOptions = {}) {
@@ -189,7 +192,23 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     );
     if (execution.error) throw execution.error;
     overlay.commitTo(this.state);
+    this.setupEvents.push(...execution.events.map((event) => event.toXDR('base64')));
     return execution.returnValue ?? xdr.ScVal.scvVoid();
+  }
+
+  /**
+   * Writes persistent contract data straight into the state, outside any contract call: bulk seeding for
+   * benchmarks only (tens of thousands of positions in a second). No event is published and nothing else changes.
+   */
+  seedContractData(contract: string, entries: readonly (readonly [xdr.ScVal, xdr.ScVal])[]): void {
+    const sequence = this.latest.sequence;
+    for (const [key, val] of entries) {
+      const data = contractDataEntry(contract, key, 'persistent', val);
+      this.state.put(
+        contractDataKey(contract, key, 'persistent'),
+        storedEntry(data, sequence, sequence + PERSISTENT_TTL),
+      );
+    }
   }
 
   /** A read-only call on committed state (no authorization passes, nothing is kept). */
@@ -260,7 +279,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
       });
       applied.push(record);
     }
-    const ledger = this.records.close(closeTime, applied);
+    const ledger = this.records.close(closeTime, applied, this.setupEvents.splice(0));
     this.emit('close', ledger);
     return ledger;
   }
@@ -269,6 +288,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   reset(): void {
     this.state.clear();
     this.queue.length = 0;
+    this.setupEvents.length = 0;
     this.records = this.freshHistory();
   }
 

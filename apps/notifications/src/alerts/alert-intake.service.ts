@@ -1,0 +1,106 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CHANNELS, type Channel, isAtLeast } from '@rp/contracts';
+import { RedisClient } from '@rp/platform';
+import type { ChannelConfigRecord } from '../configs/notification-config';
+import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { SecretBox } from '../configs/secret-box';
+import { destinationOf } from '../delivery/destination';
+import { DestinationLanes } from '../delivery/destination-lanes';
+import { NotificationsConfig } from '../config/notifications.config';
+import { deliveryJobId, type DeliveryJobData } from '../delivery/delivery-job';
+import { DeliveryQueue } from '../delivery/delivery-queue';
+import type { IntakeOptions, IntakeResult, RiskAlert } from './alert';
+import { AlertCooldown } from './cooldown';
+
+/**
+ * Every alert enters here, whatever its source: it picks the wallet's enabled channels that want this level,
+ * applies the cooldown per (wallet, pool) and queues one delivery job per (alert, channel configuration).
+ */
+@Injectable()
+export class AlertIntake {
+  private readonly logger = new Logger(AlertIntake.name);
+  private readonly cooldown: AlertCooldown;
+  private readonly lanes: DestinationLanes;
+
+  constructor(
+    private readonly configs: NotificationConfigRepository,
+    private readonly deliveries: DeliveryQueue,
+    private readonly box: SecretBox,
+    redis: RedisClient,
+    private readonly config: NotificationsConfig,
+  ) {
+    this.cooldown = new AlertCooldown(redis, config.keyPrefix());
+    this.lanes = new DestinationLanes(redis, config.keyPrefix());
+  }
+
+  async submit(alert: RiskAlert, options: IntakeOptions): Promise<IntakeResult> {
+    const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;
+    const enabled = (await this.configs.enabledFor(alert.address)).filter((c) => !wanted || wanted.has(c.channel));
+    const eligible = enabled.filter((c) => isAtLeast(alert.riskLevel, options.minRiskLevel ?? c.minRiskLevel));
+    const suppressed = new Set<Channel>(enabled.filter((c) => !eligible.includes(c)).map((c) => c.channel));
+    if (eligible.length === 0) return result(alert.alertId, [], suppressed);
+
+    const force = options.bypassCooldown === true || options.source === 'test';
+    if (!(await this.cooldown.pass(alert.address, alert.poolAddress, alert.riskLevel, force))) {
+      for (const c of eligible) suppressed.add(c.channel);
+      return result(alert.alertId, [], suppressed);
+    }
+    const queuedAt = Date.now();
+    const jobs = eligible.map((c) => {
+      const data: DeliveryJobData = {
+        alert,
+        channel: c.channel,
+        configId: c.id,
+        source: options.source,
+        queuedAt,
+        lane: this.laneOf(c),
+      };
+      return { jobId: deliveryJobId(alert.alertId, c.channel, c.id), data };
+    });
+    // Lanes first: a worker that picks a job up finds it in its lane, behind the jobs taken in before it. (A lane
+    // entry whose job was never added is dropped by the next job of the lane.)
+    await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
+    await this.deliveries.addBulk(jobs);
+    this.logger.debug(
+      `alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`,
+    );
+    return result(
+      alert.alertId,
+      eligible.map((c) => c.channel),
+      suppressed,
+    );
+  }
+
+  /** Queues one alert to one configuration, whatever its level and the cooldown (the test message). */
+  async queueTo(alert: RiskAlert, config: ChannelConfigRecord, source: IntakeOptions['source']): Promise<string> {
+    const jobId = deliveryJobId(alert.alertId, config.channel, config.id);
+    const data: DeliveryJobData = {
+      alert,
+      channel: config.channel,
+      configId: config.id,
+      source,
+      queuedAt: Date.now(),
+      lane: this.laneOf(config),
+    };
+    await this.lanes.enqueue(data.lane, jobId);
+    await this.deliveries.add(jobId, data);
+    return jobId;
+  }
+
+  private laneOf(config: ChannelConfigRecord): string {
+    try {
+      return destinationOf(config, this.box, this.config.MESSENGER_BOT_TOKEN).key;
+    } catch {
+      return `config:${config.id}`;
+    }
+  }
+}
+
+function result(alertId: string, queued: Channel[], suppressed: Set<Channel>): IntakeResult {
+  const queuedSet = new Set(queued);
+  return {
+    alertId,
+    queued: CHANNELS.filter((c) => queuedSet.has(c)),
+    suppressed: CHANNELS.filter((c) => suppressed.has(c) && !queuedSet.has(c)),
+  };
+}

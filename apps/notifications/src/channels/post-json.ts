@@ -1,0 +1,62 @@
+import { Agent, errors } from 'undici';
+import { DeliveryError } from './delivery-error';
+
+const TIMEOUT_MS = 10_000;
+
+/**
+ * One keep-alive connection pool per provider origin for every delivery of the process (undici's `request`, lighter
+ * than `fetch` per call). Redirects are never followed.
+ */
+const agent = new Agent({
+  connections: 64,
+  keepAliveTimeout: 30_000,
+  headersTimeout: TIMEOUT_MS,
+  bodyTimeout: TIMEOUT_MS,
+  connectTimeout: 5_000,
+});
+
+export interface PostAnswer {
+  status: number;
+  text: string;
+  header(name: string): string | null;
+}
+
+/**
+ * POST a JSON body and read the answer; an answer 3xx is a permanent failure (redirects are not followed). A
+ * network failure or timeout is transient. Errors name the provider, never the URL (it carries secrets).
+ */
+export async function postJson(url: string, body: unknown, provider: string): Promise<PostAnswer> {
+  let answer: Awaited<ReturnType<Agent['request']>>;
+  try {
+    const { origin, pathname, search } = new URL(url);
+    answer = await agent.request({
+      origin,
+      path: `${pathname}${search}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    const timeout =
+      error instanceof errors.HeadersTimeoutError ||
+      error instanceof errors.BodyTimeoutError ||
+      error instanceof errors.ConnectTimeoutError;
+    throw new DeliveryError('transient', `${provider} ${timeout ? 'no answer in time' : 'unreachable'}`);
+  }
+  const text = await answer.body.text().catch(() => '');
+  const status = answer.statusCode;
+  if (status >= 300 && status < 400) {
+    throw new DeliveryError('permanent', `${provider} answered a redirect (${status}); redirects are not followed`, {
+      status,
+    });
+  }
+  const headers = answer.headers;
+  return {
+    status,
+    text,
+    header: (name) => {
+      const value = headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
+    },
+  };
+}

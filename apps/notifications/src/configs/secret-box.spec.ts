@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { maskBotToken, maskEmail, maskWebhookUrl } from './masking';
+import { SecretBox } from './secret-box';
+
+describe('secrets at rest', () => {
+  it('seals with AES-256-GCM (fresh IV each time) and opens only with the same key', () => {
+    const key = randomBytes(32).toString('hex');
+    const box = new SecretBox(key);
+    const a = box.seal('123:secret');
+    expect(a).not.toContain('secret');
+    expect(a).not.toBe(box.seal('123:secret'));
+    expect(box.open(a)).toBe('123:secret');
+    expect(new SecretBox(randomBytes(32).toString('base64')).seal('x')).toMatch(/^v1\./);
+    expect(() => new SecretBox(randomBytes(32).toString('hex')).open(a)).toThrow();
+    const tampered = a.slice(0, -2) + (a.endsWith('A') ? 'BB' : 'AA');
+    expect(() => box.open(tampered)).toThrow();
+  });
+
+  it('masks tokens, webhook URLs and emails', () => {
+    expect(maskBotToken('123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi')).toBe('123456:****fghi');
+    expect(maskWebhookUrl('https://discord.com/api/webhooks/1/secret-token')).toBe(
+      'https://discord.com/api/webhooks/****',
+    );
+    expect(maskWebhookUrl('https://hooks.slack.com/services/T0/B0/XYZ')).toBe(
+      'https://hooks.slack.com/services/T0/****',
+    );
+    expect(maskEmail('alice@example.com')).toBe('a****@example.com');
+  });
+});

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { Channel } from '@rp/contracts';
+import type { ChannelConfigRecord } from '../configs/notification-config';
+import { maskBotToken, maskEmail, maskWebhookUrl } from '../configs/masking';
+import type { SecretBox } from '../configs/secret-box';
+
+/** Pacing per destination (DOMAIN.md, Delivery providers), a little slower than the provider allows. */
+export const PACE_MS = {
+  telegramChat: 1050,
+  telegramGroup: 3050,
+  telegramBot: 34,
+  webhook: 1050,
+} as const;
+
+export interface Pace {
+  key: string;
+  intervalMs: number;
+}
+
+export type Address =
+  | { channel: 'messenger'; botToken: string; chatId: string }
+  | { channel: 'channelhook'; url: string }
+  | { channel: 'email'; email: string };
+
+/** Where one channel configuration sends: the address in clear (memory only), its key, pacing and masked form. */
+export interface Destination {
+  channel: Channel;
+  /** Stable, secret-free key: ordering and pacing per destination. */
+  key: string;
+  masked: string;
+  paces: Pace[];
+  address: Address;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 24);
+
+export class MissingBotTokenError extends Error {}
+
+export function destinationOf(
+  config: ChannelConfigRecord,
+  box: SecretBox,
+  defaultBotToken: string | undefined,
+): Destination {
+  if (config.channel === 'messenger') {
+    const botToken = config.botToken ? box.open(config.botToken) : defaultBotToken;
+    if (!botToken)
+      throw new MissingBotTokenError('no bot token: the configuration has none and MESSENGER_BOT_TOKEN is unset');
+    const chatId = config.chatId ?? '';
+    const botId = botToken.split(':')[0];
+    const group = chatId.startsWith('-');
+    return {
+      channel: 'messenger',
+      key: `tg:${botId}:${chatId}`,
+      masked: `chat ${chatId} via bot ${maskBotToken(botToken)}`,
+      paces: [
+        { key: `tg:${botId}:${chatId}`, intervalMs: group ? PACE_MS.telegramGroup : PACE_MS.telegramChat },
+        { key: `tgbot:${botId}`, intervalMs: PACE_MS.telegramBot },
+      ],
+      address: { channel: 'messenger', botToken, chatId },
+    };
+  }
+  if (config.channel === 'channelhook') {
+    const url = box.open(config.webhookUrl ?? '');
+    const key = `hook:${digest(url)}`;
+    return {
+      channel: 'channelhook',
+      key,
+      masked: maskWebhookUrl(url),
+      paces: [{ key, intervalMs: PACE_MS.webhook }],
+      address: { channel: 'channelhook', url },
+    };
+  }
+  const email = (config.email ?? '').toLowerCase();
+  return {
+    channel: 'email',
+    key: `mail:${digest(email)}`,
+    masked: maskEmail(email),
+    paces: [],
+    address: { channel: 'email', email },
+  };
+}

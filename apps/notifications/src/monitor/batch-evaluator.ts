@@ -1,0 +1,145 @@
+import { Injectable } from '@nestjs/common';
+import { type RiskLevel, isAtLeast } from '@rp/contracts';
+import { MissingPriceError, type PoolUser, type Positions, assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
+import { RedisClient } from '@rp/platform';
+import type { RiskAlert } from '../alerts/alert';
+import { AlertIntake } from '../alerts/alert-intake.service';
+import { NotificationsConfig } from '../config/notifications.config';
+import { riskAlert } from '../risk/risk-alert';
+import { RmsLedger } from '../risk/rms-ledger';
+import { MonitorKeys } from './monitor-keys';
+import type { MonitorBatchJob } from './monitor-job';
+import { MonitorMetrics } from './monitor-metrics';
+import { type CachedPositions, PositionCache } from './position-cache';
+import { type RoundPool, decodeRoundPools } from './round-pools';
+
+export interface BatchOutcome {
+  readonly stale: boolean;
+  /** Positions (wallet, pool) read from the ledger / re-priced from the cache. */
+  readonly read: number;
+  readonly cached: number;
+  readonly alerts: number;
+}
+
+/** Alerts of one batch handed to the intake at once. */
+const INTAKE_PARALLELISM = 32;
+
+/**
+ * One batch job of a round: the batch's positions in every watched pool, from the cache when nothing moved and from
+ * the ledger otherwise (200 keys per `getLedgerEntries`), valued against the round's pools and prices; an alert goes
+ * to the intake for every position with debt at or above the lowest level the wallet's channels want.
+ */
+@Injectable()
+export class MonitorBatchEvaluator {
+  private readonly keys: MonitorKeys;
+  private readonly cache: PositionCache;
+  private roundPools?: { round: number; pools: Promise<RoundPool[] | undefined> };
+
+  constructor(
+    private readonly ledger: RmsLedger,
+    private readonly redis: RedisClient,
+    private readonly config: NotificationsConfig,
+    private readonly intake: AlertIntake,
+    private readonly metrics: MonitorMetrics,
+  ) {
+    this.keys = new MonitorKeys(config.keyPrefix());
+    this.cache = new PositionCache(redis, this.keys);
+  }
+
+  async evaluate(job: MonitorBatchJob): Promise<BatchOutcome> {
+    const current = Number(await this.redis.get(this.keys.currentRound));
+    const pools = current === job.round ? await this.poolsOf(job.round) : undefined;
+    if (!pools) return { stale: true, read: 0, cached: 0, alerts: 0 };
+    const wallets = job.wallets.map(([wallet]) => wallet);
+    const known = await Promise.all(pools.map((pool) => this.cache.get(pool.pool, wallets)));
+    const due: PoolUser[] = [];
+    pools.forEach((pool, p) =>
+      wallets.forEach((wallet, w) => {
+        const cached = known[p][w];
+        if (cached === undefined || cached.dueRound <= job.round) due.push({ pool: pool.pool, user: wallet });
+      }),
+    );
+    const fresh = due.length > 0 ? await this.readPositions(due, job.round) : new Map<string, Map<string, Positions>>();
+    const evaluatedAt = new Date().toISOString();
+    const alerts: RiskAlert[] = [];
+    pools.forEach((pool, p) =>
+      job.wallets.forEach(([wallet, minimum], w) => {
+        const positions = fresh.get(pool.pool)?.get(wallet) ?? known[p][w]?.positions;
+        const alert = positions && this.alertOf(pool, wallet, positions, minimum, evaluatedAt, job.ledger);
+        if (alert) alerts.push(alert);
+      }),
+    );
+    for (let i = 0; i < alerts.length; i += INTAKE_PARALLELISM) {
+      await Promise.all(alerts.slice(i, i + INTAKE_PARALLELISM).map((alert) => this.submit(alert)));
+    }
+    const cached = pools.length * wallets.length - due.length;
+    this.metrics.positions.inc({ source: 'ledger' }, due.length);
+    this.metrics.positions.inc({ source: 'cache' }, cached);
+    return { stale: false, read: due.length, cached, alerts: alerts.length };
+  }
+
+  private alertOf(
+    pool: RoundPool,
+    wallet: string,
+    positions: Positions,
+    minimum: RiskLevel,
+    evaluatedAt: string,
+    ledger: number,
+  ): RiskAlert | undefined {
+    if (!holdsCollateralOrDebt(positions)) return undefined;
+    try {
+      const risk = assessPosition(pool.reserves, pool.prices, positions);
+      if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
+      return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, ledger);
+    } catch (error) {
+      // The pool refuses such a position too (InvalidPrice); it is valued again once the oracle has a price.
+      if (error instanceof MissingPriceError) return undefined;
+      throw error;
+    }
+  }
+
+  private async submit(alert: RiskAlert): Promise<void> {
+    this.metrics.alerts.inc({ level: alert.riskLevel });
+    await this.intake.submit(alert, { source: 'monitor' });
+  }
+
+  /** Reads positions from the ledger and caches them until a round spread over the refresh period. */
+  private async readPositions(due: readonly PoolUser[], round: number): Promise<Map<string, Map<string, Positions>>> {
+    const reader = await this.ledger.poolReader();
+    const read = await reader.loadPositionsAcross(due);
+    const refresh = this.config.RMS_POSITION_REFRESH_ROUNDS;
+    await Promise.all(
+      [...read.positions].map(([pool, byUser]) =>
+        this.cache.put(
+          pool,
+          [...byUser].map(([wallet, positions]): [string, CachedPositions] => [
+            wallet,
+            { positions, dueRound: round + refresh - (spread(wallet) % Math.ceil(refresh / 2)) },
+          ]),
+        ),
+      ),
+    );
+    return read.positions;
+  }
+
+  /** The round's pools as its scheduler stored them, read once per process and round. */
+  private poolsOf(round: number): Promise<RoundPool[] | undefined> {
+    if (this.roundPools?.round !== round) {
+      const pools = this.redis
+        .get(this.keys.roundPools(round))
+        .then((text) => (text === null ? undefined : decodeRoundPools(text)));
+      this.roundPools = { round, pools };
+      pools.catch(() => {
+        if (this.roundPools?.pools === pools) this.roundPools = undefined;
+      });
+    }
+    return this.roundPools.pools;
+  }
+}
+
+/** A stable number per wallet, so that refreshes of a batch's wallets fall on different rounds. */
+function spread(wallet: string): number {
+  let hash = 2166136261;
+  for (let i = 0; i < wallet.length; i += 1) hash = Math.imul(hash ^ wallet.charCodeAt(i), 16777619);
+  return hash >>> 0;
+}

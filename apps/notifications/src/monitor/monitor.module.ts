@@ -1,0 +1,29 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { NotificationsConfig } from '../config/notifications.config';
+import { AlertsModule } from '../notifications.module';
+import { RiskModule } from '../risk/risk.module';
+import { MonitorBatchEvaluator } from './batch-evaluator';
+import { MonitorMetrics } from './monitor-metrics';
+import { MonitorQueue } from './monitor-queue';
+import { MonitorScheduler } from './monitor-scheduler';
+import { MonitorWorker } from './monitor.worker';
+
+/** What the scheduler and the workers share in one process: the risk evaluation and the metrics. */
+@Module({ imports: [RiskModule], providers: [MonitorMetrics], exports: [RiskModule, MonitorMetrics] })
+export class MonitorCoreModule {}
+
+/** Role `monitor`: the scheduler (one at a time across replicas, by a Redis lock). */
+@Module({ imports: [MonitorCoreModule, AlertsModule], providers: [MonitorQueue, MonitorScheduler] })
+export class MonitorSchedulerModule {}
+
+/** Role `worker`: the batch jobs of every round. */
+@Module({ imports: [MonitorCoreModule, AlertsModule], providers: [MonitorBatchEvaluator, MonitorWorker] })
+export class MonitorWorkerModule {}
+
+/** The monitor's parts for this process's role (`NOTIFICATIONS_ROLE`). */
+export function monitorModules(config: NotificationsConfig): DynamicModule[] {
+  return [
+    ...(config.runs('monitor') ? [{ module: MonitorSchedulerModule }] : []),
+    ...(config.runs('worker') ? [{ module: MonitorWorkerModule }] : []),
+  ];
+}

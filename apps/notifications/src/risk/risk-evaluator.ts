@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
+import type { EvaluatedPosition } from './risk-alert';
+import { PoolSnapshots } from './pool-snapshots';
+import { RmsLedger } from './rms-ledger';
+
+export interface Evaluation {
+  /** Positions with collateral or debt, in the order of the wallets then of `RMS_POOLS`. */
+  readonly positions: EvaluatedPosition[];
+  readonly evaluatedAt: string;
+  /** The ledger the positions were read at. */
+  readonly ledger: number;
+}
+
+/** Wallets whose positions are read together (x pools keys, 200 per `getLedgerEntries`). */
+const WALLETS_PER_READ = 2_000;
+
+/**
+ * Reads wallets' positions in every watched pool and values them with Blend's integer math at the prices the
+ * pool's oracle gives: the risk route, the admin trigger and any one-off evaluation use it (the monitor keeps its
+ * own cache of positions between rounds).
+ */
+@Injectable()
+export class RiskEvaluator {
+  constructor(
+    private readonly ledger: RmsLedger,
+    private readonly snapshots: PoolSnapshots,
+  ) {}
+
+  async evaluate(wallets: readonly string[]): Promise<Evaluation> {
+    const pools = this.ledger.pools();
+    const reader = await this.ledger.poolReader();
+    const positions: EvaluatedPosition[] = [];
+    let ledger = 0;
+    for (let start = 0; start < wallets.length; start += WALLETS_PER_READ) {
+      const slice = wallets.slice(start, start + WALLETS_PER_READ);
+      const read = await reader.loadPositionsAcross(slice.flatMap((user) => pools.map((pool) => ({ pool, user }))));
+      ledger = Math.max(ledger, read.latestLedger);
+      const snapshots = await Promise.all(pools.map((pool) => this.snapshots.at(pool, read.latestLedger)));
+      for (const wallet of slice) {
+        pools.forEach((pool, index) => {
+          const held = read.positions.get(pool)?.get(wallet);
+          if (!held || !holdsCollateralOrDebt(held)) return;
+          const { pool: state, prices } = snapshots[index];
+          positions.push({ wallet, pool, risk: assessPosition(state.reserves, prices, held) });
+        });
+      }
+    }
+    return { positions, evaluatedAt: new Date().toISOString(), ledger };
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * `GET /api/v1/rms/risk/:walletAddress` in-process against the sandbox: positions in every watched pool valued as
+ * the pool values them (the sandbox page's health factor), levels as prices move, no debt, no position, bad input
+ * and a ledger that does not answer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { CallerIdentity, RiskResponse } from '@rp/contracts';
+import { LedgerWallet, fixedToNumber } from '@rp/ledger';
+import { createApp, initApp, loadConfig, signInternalRequest } from '@rp/platform';
+import { DEMO_PRICES, DEMO_WALLETS, type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
+import request from 'supertest';
+import { NotificationsConfig } from '../config/notifications.config';
+import { notificationsApp } from '../notifications.app';
+import { RiskRoutesModule } from './risk.module';
+
+const TOKEN = 'internal-token-for-risk-integration-tests';
+const caller: CallerIdentity = {
+  keyId: randomUUID(),
+  tier: 'partner',
+  rateLimit: 1000,
+  burst: 1000,
+  expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+  email: null,
+};
+
+async function riskApp(env: Record<string, string>): Promise<NestFastifyApplication> {
+  const config = loadConfig(NotificationsConfig, {
+    INTERNAL_TOKEN: TOKEN,
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: 'sqlite://memory',
+    ...env,
+  });
+  const app = await createApp(
+    { ...notificationsApp, modules: () => [{ module: RiskRoutesModule }], readiness: () => [] },
+    config,
+  );
+  return initApp(app);
+}
+
+function get(app: NestFastifyApplication, path: string) {
+  const requestId = randomUUID();
+  const headers = signInternalRequest({ token: TOKEN, method: 'GET', path, requestId, identity: caller });
+  return request(app.getHttpServer())
+    .get(path)
+    .set({ ...headers, 'x-request-id': requestId });
+}
+
+describe('GET /api/v1/rms/risk/:walletAddress', () => {
+  let sandbox: RunningSandbox;
+  let scenario: LoadedScenario;
+  let app: NestFastifyApplication;
+  let secondPool: string;
+  const endangered = LedgerWallet.fromMnemonic(DEMO_WALLETS.endangered.mnemonic).address;
+  const risk = (wallet: string) => get(app, `/api/v1/rms/risk/${wallet}`);
+  const pageHealthFactor = (pool: string, wallet: string) =>
+    sandbox.control.dump().positions.find((p) => p.pool === pool && p.account === wallet)?.healthFactor;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
+    scenario = sandbox.scenario as LoadedScenario;
+    const setup = sandbox.control.setup;
+    // A second watched pool (USDC only) where the endangered wallet has plain collateral and no debt.
+    secondPool = setup.deployPool('Second pool', scenario.oracle);
+    setup.addReserve(secondPool, scenario.usdc, { cFactor: 9_000_000, lFactor: 9_000_000 });
+    setup.openPosition(secondPool, {
+      user: endangered,
+      supplyCollateral: [{ asset: scenario.usdc, amount: 50n * UNIT }],
+    });
+    app = await riskApp({ CONTRACT_RPC_URL: sandbox.rpcUrl, RMS_POOLS: `${scenario.pool},${secondPool}` });
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await sandbox?.close();
+  });
+
+  afterEach(() => {
+    sandbox.faults.clear();
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, DEMO_PRICES.xlm);
+  });
+
+  it("answers one entry per watched pool with the sandbox page's health factor", async () => {
+    // The reserves accrue by the second: read both sides within one second (a few tries).
+    let answer: request.Response | undefined;
+    let page: string | null | undefined;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      answer = await risk(endangered);
+      page = pageHealthFactor(scenario.pool, endangered);
+      if (answer.body.positions?.[0]?.healthFactor === fixedToNumber(BigInt(page ?? 0), 7)) break;
+    }
+    expect(answer?.status).toBe(200);
+    const body = answer?.body as RiskResponse;
+    expect(body).toMatchObject({ success: true, walletAddress: endangered });
+    expect(body.positions).toHaveLength(2);
+    const [blend, second] = body.positions;
+    expect(blend).toMatchObject({
+      address: endangered,
+      poolAddress: scenario.pool,
+      riskLevel: 'high',
+      triggers: ['low_health_factor'],
+      recommendedAction: 'REPAY',
+      collateralValueUsd: 3000,
+      evaluatedAt: body.evaluatedAt,
+    });
+    expect(blend.healthFactor).toBe(fixedToNumber(BigInt(page as string), 7));
+    expect(blend.liabilityValueUsd).toBeGreaterThanOrEqual(1900);
+    expect(second).toEqual({
+      address: endangered,
+      poolAddress: secondPool,
+      riskLevel: 'low',
+      healthFactor: null,
+      triggers: [],
+      collateralValueUsd: 50,
+      liabilityValueUsd: 0,
+      recommendedAction: 'HOLD',
+      evaluatedAt: body.evaluatedAt,
+    });
+    expect(Date.parse(body.timestamp)).toBeGreaterThanOrEqual(Date.parse(body.evaluatedAt));
+  });
+
+  it('follows the oracle: XLM at $0.28 makes the position critical', async () => {
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 2_800_000n);
+    sandbox.ledger.closeLedger();
+    const answer = await risk(endangered);
+    expect(answer.status).toBe(200);
+    expect(answer.body.positions[0]).toMatchObject({
+      riskLevel: 'critical',
+      recommendedAction: 'LIQUIDATE',
+      collateralValueUsd: 2800,
+    });
+    expect(answer.body.positions[0].healthFactor).toBeLessThan(1.1);
+  });
+
+  it('answers no positions for a wallet that has none', async () => {
+    const stranger = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 4242 }).address;
+    const answer = await risk(stranger);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ success: true, walletAddress: stranger, positions: [] });
+  });
+
+  it.each(['GABC', 'not-an-address', scenarioPoolPlaceholder()])('refuses %s with a field-level 400', async (bad) => {
+    const answer = await risk(bad === '<pool>' ? scenario.pool : bad);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ success: false, status: 400, code: 'VALIDATION_FAILED' });
+    expect(answer.body.details).toEqual([expect.objectContaining({ field: 'walletAddress' })]);
+  });
+
+  it('answers 502 LEDGER_UNAVAILABLE when the ledger RPC fails', async () => {
+    sandbox.faults.add({ kind: 'rpc-error', method: 'getLedgerEntries', count: Number.POSITIVE_INFINITY });
+    const answer = await risk(endangered);
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatchObject({ success: false, code: 'LEDGER_UNAVAILABLE' });
+  });
+
+  it('answers 503 NOT_CONFIGURED without RMS_POOLS', async () => {
+    const bare = await riskApp({ CONTRACT_RPC_URL: sandbox.rpcUrl });
+    try {
+      const answer = await get(bare, `/api/v1/rms/risk/${endangered}`);
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ success: false, code: 'NOT_CONFIGURED' });
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+/** A contract address is not a wallet: stands for the scenario's pool, known only once the sandbox runs. */
+function scenarioPoolPlaceholder(): string {
+  return '<pool>';
+}

@@ -1,0 +1,66 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AlertWebhookRequest, parseRiskLevel } from '@rp/contracts';
+import { ApiErrorResponse, RedisClient, SecuritySchemeName } from '@rp/platform';
+import { WebhookSecretGuard } from '../admin/secret-guards';
+import type { RiskAlert } from '../alerts/alert';
+import { AlertIntake } from '../alerts/alert-intake.service';
+import { NotificationsConfig } from '../config/notifications.config';
+import { WEBHOOK_ANSWER_SCHEMA } from '../openapi/notification-schemas';
+
+/** An alert id is accepted once within this window. */
+export const WEBHOOK_DEDUPE_SECONDS = 24 * 60 * 60;
+
+export interface WebhookAnswer {
+  success: true;
+  alertId: string;
+  queued: string[];
+  suppressed: string[];
+  duplicate?: true;
+}
+
+@ApiTags('notifications')
+@ApiSecurity(SecuritySchemeName.webhookSecret)
+@ApiErrorResponse(400, 'The body is not a valid alert (details name the field)')
+@ApiErrorResponse(403, 'X-Webhook-Secret is missing or wrong')
+@UseGuards(WebhookSecretGuard)
+@Controller('api/v1/rms/notifications/webhook')
+export class WebhookController {
+  constructor(
+    private readonly intake: AlertIntake,
+    private readonly redis: RedisClient,
+    private readonly config: NotificationsConfig,
+  ) {}
+
+  @Post()
+  @HttpCode(202)
+  @ApiResponse({ status: 202, description: 'Taken in', schema: WEBHOOK_ANSWER_SCHEMA })
+  @ApiOperation({
+    summary: 'External systems submit an alert',
+    description:
+      'Delivered to `routing.channels` (default: every enabled channel of the wallet); `routing.priority: "urgent"` ' +
+      'skips the cooldown. The same `alertId` within 24 hours is accepted once (the repeat answers `duplicate: true`).',
+  })
+  async receive(@Body() body: AlertWebhookRequest): Promise<WebhookAnswer> {
+    const alert: RiskAlert = {
+      ...body.alert,
+      riskLevel: parseRiskLevel(body.alert.riskLevel) ?? 'critical',
+      triggers: [...body.alert.triggers],
+    };
+    const seen = `${this.config.keyPrefix()}webhook-alert:${alert.alertId}`;
+    if ((await this.redis.set(seen, '1', 'EX', WEBHOOK_DEDUPE_SECONDS, 'NX')) !== 'OK') {
+      return { success: true, alertId: alert.alertId, queued: [], suppressed: [], duplicate: true };
+    }
+    try {
+      const result = await this.intake.submit(alert, {
+        source: 'webhook',
+        channels: body.routing?.channels,
+        bypassCooldown: body.routing?.priority === 'urgent',
+      });
+      return { success: true, ...result };
+    } catch (error) {
+      await this.redis.del(seen).catch(() => undefined);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { ValidateIf } from 'class-validator';
+import { IsLedgerAccountAddress, IsRiskLevel } from '../validation/ledger-validators';
+import type { AlertTrigger, RecommendedAction, RiskLevel } from './risk-level';
+
+/** Error codes of the risk routes (RMS) and the admin trigger. */
+export const RiskErrorCode = {
+  /** The ledger RPC failed or did not answer (502). */
+  LEDGER_UNAVAILABLE: 'LEDGER_UNAVAILABLE',
+  /** `CONTRACT_RPC_URL` or `RMS_POOLS` is not set (503). */
+  NOT_CONFIGURED: 'NOT_CONFIGURED',
+  /** A watched pool's oracle has no usable price for an asset the wallet holds (502). */
+  PRICE_UNAVAILABLE: 'PRICE_UNAVAILABLE',
+  /** A pool in `RMS_POOLS` is not a Blend pool (503: the operator's setting is wrong). */
+  POOL_NOT_FOUND: 'POOL_NOT_FOUND',
+} as const;
+export type RiskErrorCode = (typeof RiskErrorCode)[keyof typeof RiskErrorCode];
+
+/** `GET /api/v1/rms/risk/:walletAddress`. */
+export class RiskWalletParams {
+  @IsLedgerAccountAddress()
+  walletAddress!: string;
+}
+
+/** One position of a wallet in a watched pool: the spec's Alert fields (no `alertId`). */
+export interface RiskPositionView {
+  /** The wallet (G-address). */
+  address: string;
+  poolAddress: string;
+  riskLevel: RiskLevel;
+  /** Blend's health factor (7 decimals as a number); `null` without debt. */
+  healthFactor: number | null;
+  triggers: AlertTrigger[];
+  collateralValueUsd: number;
+  liabilityValueUsd: number;
+  recommendedAction: RecommendedAction;
+  evaluatedAt: string;
+}
+
+export interface RiskResponse {
+  success: true;
+  walletAddress: string;
+  /** One entry per watched pool (`RMS_POOLS`) where the wallet has collateral or debt. */
+  positions: RiskPositionView[];
+  evaluatedAt: string;
+  timestamp: string;
+}
+
+/** `POST /api/v1/rms/notifications/trigger` (header `x-admin-key`). */
+export class TriggerRequest {
+  /** One wallet; every wallet with an enabled channel when omitted. */
+  @ValidateIf((_object: unknown, value: unknown) => value !== undefined)
+  @IsLedgerAccountAddress()
+  walletAddress?: string;
+
+  /** Either vocabulary; when given it replaces each channel's own minimum for this send. */
+  @ValidateIf((_object: unknown, value: unknown) => value !== undefined)
+  @IsRiskLevel()
+  minRiskLevel?: string;
+}
+
+export interface TriggerResponse {
+  success: true;
+  /** Wallets evaluated. */
+  evaluated: number;
+  /** Alerts raised: positions with debt at or above the minimum level. */
+  alerts: number;
+  /** Deliveries queued, one per (alert, channel). */
+  queued: number;
+}

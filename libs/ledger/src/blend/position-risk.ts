@@ -1,0 +1,75 @@
+import {
+  type AlertTrigger,
+  RECOMMENDED_ACTION,
+  type RecommendedAction,
+  type RiskLevel,
+  riskLevelOfHealthFactor,
+} from '@rp/contracts';
+import { type PositionData, healthFactor, positionData } from './health';
+import type { Positions, Reserve } from './layouts';
+import { type SummaryPrices, priceReader } from './position-summary';
+
+/**
+ * The risk of one position as the spec's Alert table states it: health factor, level, triggers, values in USD
+ * (the oracle's base asset) and the recommended action. The level comes from the contract's own health factor
+ * (7 decimals, Blend v2 integer math, collateral floored and liabilities ceiled), never from a float.
+ */
+export interface PositionRisk {
+  /** 7 decimals; `null` without debt. */
+  readonly healthFactorScaled: bigint | null;
+  /** The same as a number (`1.0812345`); `null` without debt. */
+  readonly healthFactor: number | null;
+  readonly riskLevel: RiskLevel;
+  /** `['low_health_factor']` once the position is below the healthy level (`low`), else empty. */
+  readonly triggers: AlertTrigger[];
+  /** Collateral (not plain supply) and debt at oracle prices, before the collateral and liability factors. */
+  readonly collateralValueUsd: number;
+  readonly liabilityValueUsd: number;
+  readonly recommendedAction: RecommendedAction;
+}
+
+/** A fixed-point integer as the nearest number: `fixedToNumber(10812345n, 7)` is 1.0812345. */
+export function fixedToNumber(value: bigint, decimals: number): number {
+  const negative = value < 0n;
+  const magnitude = negative ? -value : value;
+  const scale = 10n ** BigInt(decimals);
+  const whole = magnitude / scale;
+  const fraction = (magnitude % scale).toString().padStart(decimals, '0');
+  const parsed = Number(decimals > 0 ? `${whole}.${fraction}` : `${whole}`);
+  return negative ? -parsed : parsed;
+}
+
+/** The risk of a position from its totals (`positionData`). */
+export function riskOfPositionData(data: PositionData): PositionRisk {
+  const scaled = healthFactor(data);
+  const riskLevel = riskLevelOfHealthFactor(scaled);
+  const decimals = data.scalar.toString().length - 1;
+  return {
+    healthFactorScaled: scaled,
+    healthFactor: scaled === null ? null : fixedToNumber(scaled, 7),
+    riskLevel,
+    triggers: riskLevel === 'low' ? [] : ['low_health_factor'],
+    collateralValueUsd: fixedToNumber(data.collateralRaw, decimals),
+    liabilityValueUsd: fixedToNumber(data.liabilityRaw, decimals),
+    recommendedAction: RECOMMENDED_ACTION[riskLevel],
+  };
+}
+
+/**
+ * The risk of a user's positions in a pool whose reserves are accrued and whose prices were read. Only the prices
+ * of reserves the user holds collateral or debt in are needed; a missing one throws `MissingPriceError` (the pool
+ * itself refuses such a position with InvalidPrice).
+ */
+export function assessPosition(
+  reserves: readonly Reserve[],
+  prices: SummaryPrices,
+  positions: Positions,
+): PositionRisk {
+  return riskOfPositionData(positionData(reserves, positions, priceReader(prices), prices.decimals));
+}
+
+/** Whether the user has collateral or debt in the pool (plain supply is not a position at risk). */
+export function holdsCollateralOrDebt(positions: Positions): boolean {
+  const any = (book: ReadonlyMap<number, bigint>) => [...book.values()].some((amount) => amount > 0n);
+  return any(positions.collateral) || any(positions.liabilities);
+}

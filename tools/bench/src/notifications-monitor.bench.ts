@@ -1,0 +1,244 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { AppProcess, freePort } from '@rp/dev';
+import { signInternalRequest } from '@rp/platform';
+import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
+import Redis from 'ioredis';
+import { Pool } from 'undici';
+
+const TOKEN = 'bench-internal-token-0123456789abcdef';
+/** Watched wallets at each point of the curve (cumulative). */
+const SIZES = (process.env['BENCH_WALLETS'] ?? '1000,10000,50000').split(',').map(Number);
+/** Warm rounds measured at each size. */
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+/** Price changes timed from the ledger close to the alert at the stand-in. */
+const ALERTS = Number(process.env['BENCH_ALERTS'] ?? 30);
+/** The size the alert latency is measured at (the issue's 10 000). */
+const ALERT_AT = Number(process.env['BENCH_ALERT_AT'] ?? 10_000);
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const PREFIX = `bench${randomBytes(3).toString('hex')}`;
+
+const identity = {
+  keyId: 'bench-monitor-key',
+  tier: 'partner' as const,
+  rateLimit: 1_000_000,
+  burst: 1_000_000,
+  expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+  email: 'bench@example.com',
+};
+
+async function start(role: string, env: Record<string, string>): Promise<AppProcess> {
+  const app = new AppProcess({
+    app: 'notifications',
+    port: await freePort(),
+    env: {
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      INTERNAL_TOKEN: TOKEN,
+      NOTIFICATIONS_ROLE: role,
+      NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32),
+      ...env,
+    },
+  });
+  await app.waitReady(60_000);
+  return app;
+}
+
+/** Completed rounds and their summed duration, from the monitor's own `/metrics`. */
+async function roundMetrics(monitor: AppProcess): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${monitor.url}/metrics`)).text();
+  const value = (suffix: string) =>
+    Number(
+      new RegExp(`^rms_monitor_round_duration_seconds_${suffix}\\{[^}]*outcome="completed"[^}]*\\} (\\S+)`, 'm').exec(
+        text,
+      )?.[1] ?? 0,
+    );
+  return { count: value('count'), sum: value('sum') };
+}
+
+/** Closes a ledger and waits for the round it starts; its duration in ms (as the scheduler measured it). */
+async function timedRound(sandbox: RunningSandbox, monitor: AppProcess): Promise<number> {
+  const before = await roundMetrics(monitor);
+  sandbox.ledger.closeLedger();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const after = await roundMetrics(monitor);
+    if (after.count > before.count) return Math.round((after.sum - before.sum) * 1000);
+  }
+}
+
+/** Registers an email channel for each wallet through the API (signed as the gateway signs). */
+async function register(
+  api: Pool,
+  wallets: readonly string[],
+  minRiskLevel: string,
+  email = (i: number) => `w${i}@example.com`,
+) {
+  let next = 0;
+  const worker = async () => {
+    while (next < wallets.length) {
+      const i = next++;
+      const path = '/api/v1/rms/notifications/email';
+      const body = JSON.stringify({ walletAddress: wallets[i], email: email(i), minRiskLevel });
+      const requestId = randomUUID();
+      const answer = await api.request({
+        method: 'POST',
+        path,
+        headers: {
+          ...signInternalRequest({ token: TOKEN, method: 'POST', path, requestId, identity, body }),
+          'x-request-id': requestId,
+          'content-type': 'application/json',
+        },
+        body,
+      });
+      const text = await answer.body.text();
+      if (answer.statusCode !== 201) throw new Error(`registration answered ${answer.statusCode}: ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const quantile = (values: readonly number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+};
+
+/**
+ * The monitor as real processes (`NODE_ENV=production`): an API process (registrations), the scheduler (role
+ * `monitor`) and batch workers (role `worker`), on the test Redis, against the sandbox in this process with its
+ * ledger closed by the bench:
+ * 1. round duration at 1k / 10k / 50k watched wallets: cold (every position read from the ledger, 200 keys per
+ *    getLedgerEntries) and warm (positions cached, re-priced at the round's prices);
+ * 2. one worker process against two, warm rounds at the largest size;
+ * 3. an oracle price change that makes a position critical, timed from the close of the ledger that follows it to
+ *    the alert's email at the SMTP stand-in (ALERTS changes, each making one more wallet critical).
+ */
+async function main(): Promise<void> {
+  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
+  const scenario = sandbox.scenario as LoadedScenario;
+  const setup = sandbox.control.setup;
+  const reserves = sandbox.control.directory.pool(scenario.pool)?.reserves ?? [];
+  const env = {
+    REDIS_URL,
+    DATABASE_URL: `sqlite:///tmp/rp-bench-monitor-${PREFIX}.sqlite`,
+    CONTRACT_RPC_URL: sandbox.rpcUrl,
+    RMS_POOLS: scenario.pool,
+    NOTIFICATIONS_KEY_PREFIX: PREFIX,
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: String(sandbox.smtpPort),
+    EMAIL_FROM: 'alerts@example.com',
+    RMS_ROUND_TIMEOUT_MS: '120000',
+  };
+  const apiProcess = await start('api', env);
+  const monitor = await start('monitor', env);
+  const workers = [await start('worker', env)];
+  const api = new Pool(apiProcess.url, { connections: 32, keepAliveTimeout: 30_000 });
+  const redis = new Redis(REDIS_URL);
+  const results: Record<string, unknown> = { cpus: cpus().length, cpu: cpus()[0]?.model };
+  const curve: { wallets: number; coldMs: number; warmMedianMs: number; warmMaxMs: number }[] = [];
+  try {
+    // Risky wallets first: wallet k turns critical when XLM falls to $0.299 - k/1000 (debt set just so).
+    const risky = setup.newAddresses(ALERTS);
+    risky.forEach((user, k) => {
+      const price = 0.299 - k / 1000;
+      const debt = BigInt(Math.round(((712.5 * (price + 0.0005)) / 1.1) * 1e7));
+      setup.openPosition(scenario.pool, {
+        user,
+        supplyCollateral: [{ asset: scenario.xlm, amount: 1000n * UNIT }],
+        borrow: [{ asset: scenario.usdc, amount: debt }],
+      });
+    });
+    await register(api, risky, 'critical', (k) => `risky${k}@example.com`);
+    let watched = risky.length;
+    const healthy = {
+      collateral: new Map([[reserves.indexOf(scenario.xlm), 1000n * UNIT]]),
+      liabilities: new Map([[reserves.indexOf(scenario.usdc), 100n * UNIT]]),
+      supply: new Map<number, bigint>(),
+    };
+    for (const size of SIZES) {
+      const added = setup.newAddresses(size - watched);
+      setup.seedPositions(scenario.pool, added, healthy);
+      const registering = performance.now();
+      await register(api, added, 'high');
+      results[`registered${size}PerSecond`] = Math.round(added.length / ((performance.now() - registering) / 1000));
+      watched = size;
+      await timedRound(sandbox, monitor);
+      // Cold: nothing cached, every position read from the ledger.
+      await redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
+      const coldMs = await timedRound(sandbox, monitor);
+      const warm: number[] = [];
+      for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(sandbox, monitor));
+      curve.push({ wallets: size, coldMs, warmMedianMs: median(warm), warmMaxMs: Math.max(...warm) });
+      process.stdout.write(`${size} wallets: cold ${coldMs} ms, warm ${warm.join(', ')} ms\n`);
+
+      if (size === ALERT_AT) {
+        const latencies: number[] = [];
+        for (let k = 0; k < risky.length; k += 1) {
+          setup.setPrice(scenario.oracle, scenario.xlm, BigInt(Math.round((0.299 - k / 1000) * 1e7)));
+          sandbox.ledger.closeLedger();
+          const closedAt = Date.now();
+          const destination = `risky${k}@example.com`;
+          const until = closedAt + 30_000;
+          let mail = sandbox.channels.log.list({ channel: 'email', destination })[0];
+          while (!mail && Date.now() < until) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            mail = sandbox.channels.log.list({ channel: 'email', destination })[0];
+          }
+          if (!mail) throw new Error(`no alert for risky wallet ${k}`);
+          latencies.push(Date.parse(mail.receivedAt) - closedAt);
+        }
+        results['alertLatencyMs'] = {
+          samples: latencies.length,
+          p50: quantile(latencies, 0.5),
+          p99: quantile(latencies, 0.99),
+          max: Math.max(...latencies),
+          pollMs: 500,
+        };
+        process.stdout.write(`alert latency: ${JSON.stringify(results['alertLatencyMs'])}\n`);
+        setup.setPrice(scenario.oracle, scenario.xlm, 3_000_000n);
+      }
+    }
+    // Scaling: warm rounds at the largest size with one, then two worker processes.
+    const largest = SIZES[SIZES.length - 1];
+    const oneWorker: number[] = [];
+    for (let r = 0; r < ROUNDS; r += 1) oneWorker.push(await timedRound(sandbox, monitor));
+    workers.push(await start('worker', env));
+    await timedRound(sandbox, monitor);
+    const twoWorkers: number[] = [];
+    for (let r = 0; r < ROUNDS; r += 1) twoWorkers.push(await timedRound(sandbox, monitor));
+    results['scaling'] = {
+      wallets: largest,
+      oneWorkerMedianMs: median(oneWorker),
+      twoWorkersMedianMs: median(twoWorkers),
+      speedup: Math.round((median(oneWorker) / median(twoWorkers)) * 100) / 100,
+      oneWorkerWalletsPerSecond: Math.round(largest / (median(oneWorker) / 1000)),
+      twoWorkersWalletsPerSecond: Math.round(largest / (median(twoWorkers) / 1000)),
+    };
+    results['curve'] = curve;
+    const rows = curve.map((c) => `| ${c.wallets} | ${c.coldMs} | ${c.warmMedianMs} | ${c.warmMaxMs} |`);
+    process.stdout.write(
+      [
+        '',
+        '| watched wallets | cold round ms | warm round median ms | warm round max ms |',
+        '|---|---|---|---|',
+        ...rows,
+        '',
+        JSON.stringify(results, null, 2),
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await api.close();
+    for (const app of [...workers, monitor, apiProcess]) await app.stop();
+    await redis.quit();
+    await sandbox.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
