@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 export interface DemoWallet {
   label: string;
   address: string;
@@ -38,15 +36,15 @@ export async function registerDemoNotifications(
   if (issued.status !== 201) return { registered: false, reason: `no key for the demo configs (${issued.status})` };
   const { apiKey } = (await issued.json()) as { apiKey: string };
   const auth = { authorization: `Bearer ${apiKey}` };
-  const botToken = `123456789:${randomBytes(24).toString('base64url').slice(0, 35)}`;
   let done = 0;
   for (const [index, wallet] of wallets.entries()) {
     const chatId = String(1_000 + index);
     const registrations: [string, object][] = [
-      ['/messenger', { walletAddress: wallet.address, messengerChatId: chatId, messengerBotToken: botToken, minRiskLevel: 'medium' }],
+      // The service's default bot (MESSENGER_BOT_TOKEN) talks to the sandbox's Telegram stand-in.
+      ['/messenger', { walletAddress: wallet.address, messengerChatId: chatId, minRiskLevel: 'medium' }],
       [
         '/channelhook',
-        { walletAddress: wallet.address, channelWebhook: `${sandboxUrl}/hooks/discord/demo-${index}/sandbox-token`, minRiskLevel: 'medium' },
+        { walletAddress: wallet.address, channelWebhook: `${sandboxUrl}/hooks/discord/${100_000 + index}/sandbox-demo-token`, minRiskLevel: 'medium' },
       ],
       ['/email', { walletAddress: wallet.address, email: `demo-wallet-${index}@example.com`, minRiskLevel: 'medium' }],
     ];

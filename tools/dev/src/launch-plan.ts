@@ -121,8 +121,6 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
       RMS_WEBHOOK_SECRET: webhookSecret,
       ...(sandbox && {
         RMS_POOLS: sandbox.pool,
-        // The sandbox's webhook receiver is the demo wallets' channelhook (loopback, listed on purpose).
-        NOTIFICATIONS_WEBHOOK_HOSTS: new URL(sandbox.url).host,
         MESSENGER_API_URL: `${sandbox.url}/telegram`,
         MESSENGER_BOT_TOKEN: env['MESSENGER_BOT_TOKEN'] || DEV_BOT_TOKEN,
         SMTP_HOST: '127.0.0.1',
@@ -147,6 +145,8 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
         POLL_INTERVAL_MS: '2000',
         // Room for the page's -3 % button: the presigned close is sent as it is; bigger moves rebuild it.
         SLIPPAGE: '500',
+        // The cooldown lives in Redis, which outlives a restart: a minute lets the demo be tried again soon.
+        CLOSE_COOLDOWN_TTL: '60',
       }),
     },
   };

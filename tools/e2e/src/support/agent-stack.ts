@@ -116,9 +116,11 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
     started.push(txb);
     const notifications = options.notifications
       ? await startApp('notifications', {
+          NOTIFICATIONS_ROLE: 'all',
           CONTRACT_RPC_URL: sandbox.rpcUrl,
           RMS_POOLS: scenario.pool,
           REDIS_URL: redisDatabase(options.redisDb),
+          NOTIFICATIONS_KEY_PREFIX: `agent${randomBytes(4).toString('hex')}`,
           INTERNAL_TOKEN: internalToken,
           RMS_ADMIN_API_KEY: ADMIN_KEY,
           MESSENGER_API_URL: `${sandbox.url}/telegram`,
