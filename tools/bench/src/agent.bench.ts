@@ -51,6 +51,7 @@ function endangered(sandbox: RunningSandbox, scenario: LoadedScenario): string {
 
 interface Round {
   path: string;
+  mode: string;
   via: string;
   decisionToSendMs: number;
   decisionToAcceptedMs: number;
@@ -75,7 +76,8 @@ const rssMb = (pid: number | undefined) =>
   pid ? Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024 : 0;
 
 /**
- * The agent as a real process (`NODE_ENV=production`) with the real subscription, txb and gateway on the sandbox
+ * The agent as a real process (`NODE_ENV=production`) with the real subscription, txb, notifications (its risk
+ * route; no WATCHED_POOLS, so the agent knows the pool from the service) and gateway on the sandbox
  * ledger, one fresh endangered wallet (and agent) per round. The agent buys its key, presigns the close while the
  * position is `high`, then the XLM price drops to critical:
  * - presigned: to $0.29 (-3.3 %) with SLIPPAGE 500: the presigned close is sent as it is;
@@ -95,7 +97,22 @@ async function main(): Promise<void> {
     RMS_ADMIN_API_KEY: ADMIN,
   });
   const txb = await start('txb', { REDIS_URL, CONTRACT_RPC_URL: sandbox.rpcUrl, TXB_UNWIND_RECEIVER: scenario.swapReceiver });
-  const gateway = await start('gateway', { REDIS_URL, SUBSCRIPTION_URL: subscription.url, TXB_URL: txb.url });
+  const notifications = await start('notifications', {
+    REDIS_URL,
+    DATABASE_URL: 'sqlite://memory',
+    NOTIFICATIONS_ROLE: 'all',
+    NOTIFICATIONS_KEY_PREFIX: 'agentbench',
+    NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32),
+    CONTRACT_RPC_URL: sandbox.rpcUrl,
+    RMS_POOLS: scenario.pool,
+    RMS_ADMIN_API_KEY: ADMIN,
+  });
+  const gateway = await start('gateway', {
+    REDIS_URL,
+    SUBSCRIPTION_URL: subscription.url,
+    TXB_URL: txb.url,
+    NOTIFICATIONS_URL: notifications.url,
+  });
   const rounds: Round[] = [];
   try {
     for (const [path, slippage, price] of [
@@ -113,7 +130,6 @@ async function main(): Promise<void> {
           SERVICE_EMAIL: `bench-${path}-${round}@example.com`,
           POLL_INTERVAL_MS: String(LEDGER_MS),
           SLIPPAGE: slippage,
-          WATCHED_POOLS: scenario.pool,
           UNWIND_RECEIVER: scenario.swapReceiver,
         });
         try {
@@ -122,8 +138,11 @@ async function main(): Promise<void> {
           sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, price);
           const confirmed = await until('the confirmed close', () => logged(agent, 'close confirmed')[0]);
           const sent = logged(agent, 'close sent').at(-1) ?? {};
+          // The agent starts in service mode and logs only changes of mode.
+          const modes = logged(agent, 'mode: degraded').length === 0;
           rounds.push({
             path: String(sent['path']),
+            mode: modes ? 'service' : 'degraded at times',
             via: String(sent['via']),
             decisionToSendMs: Number(sent['decisionToSendMs']),
             decisionToAcceptedMs: Number(sent['decisionToAcceptedMs']),
@@ -137,6 +156,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await gateway.stop();
+    await notifications.stop();
     await txb.stop();
     await subscription.stop();
     await sandbox.close();
@@ -153,7 +173,7 @@ async function main(): Promise<void> {
     const accepted = sorted(of.map((round) => round.decisionToAcceptedMs));
     const ledgers = sorted(of.map((round) => round.ledgers));
     const median = (values: number[]) => values[Math.floor(values.length / 2)];
-    const via = [...new Set(of.map((round) => round.via))].join(', ');
+    const via = [...new Set(of.map((round) => `${round.via} (${round.mode} mode)`))].join(', ');
     lines.push(
       `| ${path} | ${of.length} | ${via} | ${median(ms)} / ${ms.at(-1)} | ${median(accepted)} / ${accepted.at(-1)} | ${median(ledgers)}, ${ledgers.at(-1)} | ${Math.max(...of.map((round) => Math.round(round.rssMb)))} |`,
     );
