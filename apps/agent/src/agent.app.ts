@@ -1,17 +1,7 @@
-import { DatabaseReadiness, PersistenceModule } from '@rp/persistence';
-import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
 import { AgentConfig } from './config/agent.config';
 
-/** Redis is optional for the agent: with `REDIS_*` set it is used and must answer; without, the database is enough. */
-export const agentApp: AppDefinition<AgentConfig> = {
-  name: 'agent',
-  config: AgentConfig,
-  modules: (config) => {
-    const redis = config.configuredRedis();
-    return [
-      PersistenceModule.forRoot({ appName: 'agent', url: config.databaseUrl() }),
-      ...(redis ? [RedisModule.forRoot(redis, 'agent')] : []),
-    ];
-  },
-  readiness: (config) => (config.configuredRedis() ? [DatabaseReadiness, RedisReadiness] : [DatabaseReadiness]),
-};
+/**
+ * The agent's definition as the tools read it (`npm run settings`, the README check): its name and settings. The
+ * agent does not run on Nest (see `main.ts` and docs/adr/013-risk-agent.md), so there are no modules here.
+ */
+export const agentApp = { name: 'agent', config: AgentConfig } as const;

@@ -16,6 +16,7 @@ const suites = [
   'persistence',
   'payments',
   'txb',
+  'agent',
   ...Object.keys(parts),
   ...parts.notifications,
 ];

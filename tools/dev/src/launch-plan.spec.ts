@@ -41,6 +41,7 @@ describe('planLaunch', () => {
   it('points every app at the sandbox: ledger RPC, payment settings, watched pool, Telegram and SMTP', () => {
     const sandbox = {
       url: 'http://127.0.0.1:4000',
+      secureUrl: 'https://127.0.0.1:4443',
       smtpPort: 2525,
       pool: 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA',
       swapReceiver: 'CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC',
@@ -51,9 +52,16 @@ describe('planLaunch', () => {
     const env = Object.fromEntries(
       planLaunch({}, redis, sandbox).apps.map(({ slot, env: appEnv }) => [slot.app, appEnv]),
     );
-    for (const app of ['subscription', 'txb', 'notifications', 'agent']) {
+    for (const app of ['subscription', 'txb', 'notifications']) {
       expect(env[app]['CONTRACT_RPC_URL']).toBe('http://127.0.0.1:4000/rpc');
     }
+    // The agent buys its key with the x402 client, which builds payments over HTTPS only.
+    expect(env['agent']).toMatchObject({
+      CONTRACT_RPC_URL: 'https://127.0.0.1:4443/rpc',
+      WATCHED_POOLS: sandbox.pool,
+      UNWIND_RECEIVER: sandbox.swapReceiver,
+    });
+    expect(env['agent']['NODE_EXTRA_CA_CERTS']).toMatch(/tools\/sandbox\/tls\/loopback\.crt$/);
     expect(env['subscription']).toMatchObject({
       X402_PAYMENT_ADDRESS_LEDGER: sandbox.paymentReceiver,
       X402_FACILITATOR_LEDGER_SECRET_KEY: sandbox.sponsorSecret,

@@ -43,6 +43,8 @@ export const SANDBOX_PORTS = [
 /** What the running sandbox tells the launcher (GET /control/scenario) and the apps are pointed at. */
 export interface SandboxEndpoints {
   url: string;
+  /** The same routes over HTTPS (the loopback certificate in tools/sandbox/tls). */
+  secureUrl: string;
   smtpPort: number;
   pool: string;
   /** The flash-loan receiver UNWIND sells collateral through (the sandbox's swap receiver). */
@@ -131,7 +133,21 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
     agent: {
       ...ledger,
       SERVICE_BASE_URL: local('gateway'),
-      ...(sandbox && { LEDGER_MNEMONIC: sandbox.agentMnemonic }),
+      ...(sandbox && {
+        LEDGER_MNEMONIC: sandbox.agentMnemonic,
+        // The x402 client that buys the agent's key speaks HTTPS only: the sandbox's TLS port, its certificate trusted.
+        CONTRACT_RPC_URL: `${sandbox.secureUrl}/rpc`,
+        NODE_EXTRA_CA_CERTS: join(WORKSPACE_ROOT, 'tools/sandbox/tls/loopback.crt'),
+        SERVICE_EMAIL: 'demo-agent@example.com',
+        SERVICE_PROJECT_NAME: 'npm start demo agent',
+        WATCHED_POOLS: sandbox.pool,
+        UNWIND_RECEIVER: sandbox.swapReceiver,
+        POLL_INTERVAL_MS: '2000',
+        // Room for the page's -3 % button: the presigned close is sent as it is; bigger moves rebuild it.
+        SLIPPAGE: '500',
+        // The cooldown lives in Redis, which outlives a restart: a minute lets the demo be tried again soon.
+        CLOSE_COOLDOWN_TTL: '60',
+      }),
     },
   };
   return {

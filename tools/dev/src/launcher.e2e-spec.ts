@@ -216,8 +216,14 @@ describe('npm start (the dev launcher)', () => {
     expect(accepted.status).toBe(202);
     expect(await accepted.json()).toMatchObject({ queued: ['messenger', 'channelhook', 'email'] });
     const received = async () => {
-      const all = (await (await fetch(`${sandboxUrl}/control/messages`)).json()) as { channel: string; text: string }[];
-      return all.filter((m) => m.text.includes(alertId)).map((m) => m.channel);
+      const all = (await (await fetch(`${sandboxUrl}/control/messages`)).json()) as {
+        channel: string;
+        destination: string;
+        text: string;
+      }[];
+      // Only this test's configs: `npm start` registers demo configs of its own for the demo wallets too.
+      const ours = ['424242', 'discord/42/launcher', 'newcomer@example.com'];
+      return all.filter((m) => m.text.includes(alertId) && ours.includes(m.destination)).map((m) => m.channel);
     };
     let channels: string[] = [];
     for (let i = 0; i < 100 && channels.length < 3; i += 1) {

@@ -1,7 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { AppProcess, WORKSPACE_ROOT } from './app-process';
-import { LaunchPlan, SANDBOX_PORTS, SandboxEndpoints, planLaunch, portOf } from './launch-plan';
+import { type DemoNotificationsOutcome, type DemoWallet, registerDemoNotifications } from './demo-notifications';
+import { DEV_ADMIN_KEY, LaunchPlan, SANDBOX_PORTS, SandboxEndpoints, planLaunch, portOf } from './launch-plan';
 import { isPortFree } from './ports';
 import { RedisHandle, ensureRedis } from './redis';
 
@@ -28,6 +29,7 @@ export class Launcher {
   private sandboxEndpoints?: SandboxEndpoints & { wallets: { label: string; mnemonic: string; address: string }[] };
   private plan?: LaunchPlan;
   private stopping?: Promise<void>;
+  private demoNotifications?: DemoNotificationsOutcome;
 
   constructor(private readonly options: LauncherOptions) {}
 
@@ -53,9 +55,11 @@ export class Launcher {
     this.redis = await ensureRedis(redisUrl);
     if (this.redis.process)
       this.options.print(`Redis was not answering at ${redisUrl}; started one at ${this.redis.url}`);
-    const endpoints = await this.startSandbox(
-      Object.fromEntries(sandboxPorts.map(({ variable, port }) => [variable, String(port)])),
-    );
+    const agentSlot = planLaunch(this.options.env, redisUrl).apps.find(({ slot }) => slot.app === 'agent');
+    const endpoints = await this.startSandbox({
+      ...Object.fromEntries(sandboxPorts.map(({ variable, port }) => [variable, String(port)])),
+      ...(agentSlot && { SANDBOX_AGENT_URL: `http://127.0.0.1:${agentSlot.port}/status` }),
+    });
     const finalPlan = planLaunch(this.options.env, this.redis.url, endpoints);
     this.plan = finalPlan;
     mkdirSync(finalPlan.dataDir, { recursive: true });
@@ -65,6 +69,7 @@ export class Launcher {
         new AppProcess({ app: slot.app, port, env, pretty: this.options.pretty, onLine: this.options.print }),
     );
     await Promise.all(this.processes.map((app) => app.waitReady(finalPlan.readyTimeoutMs)));
+    this.demoNotifications = await this.registerDemoNotifications(this.sandboxEndpoints ?? { ...endpoints, wallets: [] });
     const state: LauncherState = {
       pid: process.pid,
       redis: { url: this.redis.url, pid: this.redis.process?.pid },
@@ -99,6 +104,7 @@ export class Launcher {
     if (!agentWallet) throw new Error('the sandbox scenario has no endangered demo wallet for the agent');
     this.sandboxEndpoints = {
       url: this.sandbox.url,
+      secureUrl: `https://127.0.0.1:${ports['SANDBOX_TLS_PORT']}`,
       smtpPort: Number(ports['SANDBOX_SMTP_PORT']),
       pool: scenario.pool,
       swapReceiver: scenario.swapReceiver,
@@ -108,6 +114,18 @@ export class Launcher {
       wallets: scenario.wallets,
     };
     return this.sandboxEndpoints;
+  }
+
+  /** Notification configs of the demo wallets at the sandbox's stand-ins, once the notifications routes exist. */
+  private async registerDemoNotifications(
+    endpoints: SandboxEndpoints & { wallets: DemoWallet[] },
+  ): Promise<DemoNotificationsOutcome> {
+    const gateway = this.processes.find((app) => app.app === 'gateway');
+    if (!gateway) return { registered: false, reason: 'no gateway' };
+    const adminKey = this.options.env['RMS_ADMIN_API_KEY'] || DEV_ADMIN_KEY;
+    return registerDemoNotifications(gateway.url, adminKey, endpoints.url, endpoints.wallets).catch(
+      (error: unknown) => ({ registered: false as const, reason: (error as Error).message }),
+    );
   }
 
   /** Resolves with the first app (or the sandbox) that ends while the system is up (it should not). */
@@ -165,6 +183,13 @@ export class Launcher {
         `                 ${wallet.address}`,
         `                 mnemonic (DEMO ONLY, sandbox money): ${wallet.mnemonic}`,
       ]),
+      `  demo agent     ${this.processes.find((app) => app.app === 'agent')?.url ?? '-'}/status   protects the endangered wallet; the page shows it`,
+      `                 press XLM -10 % on the page: alerts arrive, the agent closes the position within a ledger or two`,
+      `  demo alerts    ${
+        this.demoNotifications?.registered
+          ? `Telegram, Discord webhook and email configs registered for ${this.demoNotifications.wallets} demo wallets`
+          : `not registered: ${this.demoNotifications?.reason ?? 'unknown'}`
+      }`,
       '',
       '  Ctrl-C stops everything.',
       '',

@@ -46,8 +46,20 @@ describe.each(ALL_APPS)('the %s app', (app) => {
       body,
     });
 
+  /** The agent serves GET routes only (no Nest, ADR 013): whatever a POST carries, it is a 405 unread. */
+  const refusedByTheAgent = async (response: Response, requestId?: string) => {
+    expect(response.status).toBe(405);
+    expect(await response.json()).toMatchObject({
+      success: false,
+      status: 405,
+      code: 'METHOD_NOT_ALLOWED',
+      ...(requestId && { requestId }),
+    });
+  };
+
   it('answers malformed JSON with a 400 envelope that carries the request id', async () => {
     const response = await post('/api/v1/anything', '{"walletAddress": ', { 'x-request-id': `malformed-${app}` });
+    if (app === 'agent') return refusedByTheAgent(response, `malformed-${app}`);
     expect(response.status).toBe(400);
     expect(response.headers.get('x-request-id')).toBe(`malformed-${app}`);
     expect(await response.json()).toEqual({
@@ -62,6 +74,7 @@ describe.each(ALL_APPS)('the %s app', (app) => {
   it('answers JSON nested 5,000 deep with a 400 before anything parses it, not a 500', async () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     const response = await post('/api/v1/anything', deep, { 'x-request-id': `deep-${app}` });
+    if (app === 'agent') return refusedByTheAgent(response, `deep-${app}`);
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       success: false,
@@ -75,6 +88,7 @@ describe.each(ALL_APPS)('the %s app', (app) => {
   it('answers a string holding a lone surrogate with a 400 naming the field, not a 500', async () => {
     // JSON text may escape a lone surrogate (\ud800); it is no Unicode text, and no database would store it.
     const response = await post('/api/v1/anything', '{"email":"a\\ud800@example.com"}');
+    if (app === 'agent') return refusedByTheAgent(response);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({
       status: 400,
@@ -97,6 +111,7 @@ describe.each(ALL_APPS)('the %s app', (app) => {
 
   it('answers a body over its limit with a 413 envelope', async () => {
     const response = await post('/api/v1/anything', JSON.stringify({ padding: 'x'.repeat(32 * 1024) }));
+    if (app === 'agent') return refusedByTheAgent(response);
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ success: false, status: 413, code: 'PAYLOAD_TOO_LARGE' });
   });

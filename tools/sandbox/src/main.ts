@@ -4,7 +4,7 @@ import { SCENARIOS, type ScenarioName } from './scenario';
 /**
  * `node tools/sandbox/bin/sandbox.cjs`: runs the sandbox until SIGINT/SIGTERM. Settings: SANDBOX_PORT (4000),
  * SANDBOX_TLS_PORT (4443), SANDBOX_SMTP_PORT (2525), SANDBOX_LEDGER_INTERVAL_MS (5000, 0 = on demand),
- * SANDBOX_SCENARIO (demo | empty). Prints one JSON line with the addresses once it is ready.
+ * SANDBOX_SCENARIO (demo | empty), SANDBOX_AGENT_URL (an agent's /status to show on the page). Prints one JSON line with the addresses once it is ready.
  */
 async function main(): Promise<void> {
   const scenario = (process.env['SANDBOX_SCENARIO'] ?? 'demo') as ScenarioName;
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     smtpPort: numberSetting('SANDBOX_SMTP_PORT', 2525),
     ledgerIntervalMs: numberSetting('SANDBOX_LEDGER_INTERVAL_MS', 5000),
     scenario,
+    agentStatusUrl: process.env['SANDBOX_AGENT_URL'] || undefined,
   });
   const ready = {
     msg: 'sandbox ready',

@@ -15,6 +15,8 @@ import { BadRequestError, sendJson, sendText } from './server/http-io';
 
 export interface SandboxOptions {
   readonly host?: string;
+  /** The `/status` of an agent to show on the page (`npm start`'s demo agent), relayed at `/agent/status`. */
+  readonly agentStatusUrl?: string;
   /** Page, control API, RPC, Telegram and webhooks over HTTP. Default 4000; 0 picks a free port. */
   readonly port?: number;
   /** The same routes over HTTPS with the loopback certificate (clients that refuse plain-HTTP RPC). Default 4443. */
@@ -81,6 +83,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (pathname.startsWith('/telegram/'))
       return channels.telegram.handle(req, res, pathname.slice('/telegram'.length));
     if (pathname.startsWith('/hooks/')) return channels.webhooks.handle(req, res, pathname.slice('/hooks/'.length));
+    if (pathname === '/agent/status' && req.method === 'GET') return relayAgentStatus(res, options.agentStatusUrl);
     if (pathname === '/' && req.method === 'GET') {
       return sendText(res, 200, 'text/html; charset=utf-8', renderPage(control.dump()));
     }
@@ -129,4 +132,15 @@ function close(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** The page cannot call the agent itself (another origin): the sandbox relays its `/status`. */
+async function relayAgentStatus(res: ServerResponse, url: string | undefined): Promise<void> {
+  if (!url) return sendJson(res, 404, { error: 'no agent is shown here (SANDBOX_AGENT_URL is not set)' });
+  try {
+    const answer = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return sendJson(res, answer.status, await answer.json());
+  } catch (error) {
+    return sendJson(res, 502, { error: `the agent did not answer: ${(error as Error).message}` });
+  }
 }

@@ -157,8 +157,8 @@ describe('the agent chart', () => {
   });
 
   it('passes numbers through as written (YAML numbers reach templates as floats: no 3.6e+06)', () => {
-    const values = { ...minimal, settings: { ...minimal['settings'], POLL_INTERVAL_MS: 3_600_000 } };
-    const objects = render(valuesFile({ ...values, extraEnv: { LOW_FEE_BALANCE_XLM: 5.5 } }));
+    const settings = { ...minimal['settings'], POLL_INTERVAL_MS: 3_600_000, LOW_FEE_BALANCE_XLM: 5.5 };
+    const objects = render(valuesFile({ ...minimal, settings }));
     const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as IDeployment;
     const env = new Map(deployment.spec!.template.spec!.containers[0].env!.map((e) => [e.name, e.value]));
     expect([env.get('POLL_INTERVAL_MS'), env.get('LOW_FEE_BALANCE_XLM')]).toEqual(['3600000', '5.5']);

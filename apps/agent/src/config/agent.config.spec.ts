@@ -1,4 +1,4 @@
-import { describeConfig, loadConfig } from '@rp/platform';
+import { describeConfig, loadConfig } from '@rp/platform-core';
 import { AgentConfig } from './agent.config';
 
 const MNEMONIC = 'illness spike retreat truth genius clock brain pass fit cave bargain toe';
@@ -51,5 +51,44 @@ describe('agent settings', () => {
     expect(() => loadConfig(AgentConfig, { ...required, SLIPPAGE: '10001' })).toThrow(
       'SLIPPAGE must be an integer number of basis points between 0 and 10000',
     );
+  });
+
+  it('has the documented defaults of the agent-only settings', () => {
+    const config = loadConfig(AgentConfig, required);
+    expect(config).toMatchObject({
+      HOST: '127.0.0.1',
+      ACT_AT_RISK_LEVEL: 'critical',
+      CLOSE_STRATEGY: 'unwind',
+      TARGET_HEALTH_FACTOR: 1.5,
+      LOW_FEE_BALANCE_XLM: 5,
+      WATCHED_POOLS: [],
+      LOCK_LEASE_MS: 15_000,
+      SUBSCRIPTION_CHECK_INTERVAL_MS: 86_400_000,
+    });
+    expect(config.actLevel()).toBe('critical');
+  });
+
+  it('reads the acting level in either vocabulary', () => {
+    expect(loadConfig(AgentConfig, { ...required, ACT_AT_RISK_LEVEL: 'alert' }).actLevel()).toBe('high');
+    expect(() => loadConfig(AgentConfig, { ...required, ACT_AT_RISK_LEVEL: 'severe' })).toThrow(
+      'ACT_AT_RISK_LEVEL must be one of low, medium, high, critical (or healthy, warn, alert, emergency)',
+    );
+  });
+
+  it.each([
+    [{ CLOSE_STRATEGY: 'panic' }, 'CLOSE_STRATEGY must be one of unwind, deleverage'],
+    [{ TARGET_HEALTH_FACTOR: '1' }, 'TARGET_HEALTH_FACTOR must be a number between 1.01 and 100'],
+    [{ WATCHED_POOLS: 'CBGG,nope' }, 'WATCHED_POOLS must be a comma-separated list of contract (C...) addresses'],
+    [{ UNWIND_RECEIVER: 'GABC' }, 'UNWIND_RECEIVER must be a contract (C...) address'],
+    [{ LOCK_LEASE_MS: '10' }, 'LOCK_LEASE_MS must be an integer of at least 1000'],
+    [{ STATUS_TOKEN: 'short' }, 'STATUS_TOKEN must be at least 16 characters (value hidden)'],
+    [{ LOW_FEE_BALANCE_XLM: '-1' }, 'LOW_FEE_BALANCE_XLM must be a number of XLM, 0 or more'],
+  ])('refuses %j naming the setting', (env, message) => {
+    expect(() => loadConfig(AgentConfig, { ...required, ...env })).toThrow(message);
+  });
+
+  it('reads the watched pools as a list', () => {
+    const pool = 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA';
+    expect(loadConfig(AgentConfig, { ...required, WATCHED_POOLS: ` ${pool} ,` }).WATCHED_POOLS).toEqual([pool]);
   });
 });

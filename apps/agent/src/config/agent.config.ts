@@ -1,16 +1,44 @@
-import { SLIPPAGE_BPS } from '@rp/contracts';
-import { AppConfig, IsDuration, IsHttpUrl, Required, Secret, withDatabase, withRedis } from '@rp/platform';
-import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { RISK_LEVELS, type RiskLevel, SLIPPAGE_BPS, isContractAddress, parseRiskLevel } from '@rp/contracts';
+import {
+  AppConfig,
+  IsDuration,
+  IsHttpUrl,
+  Required,
+  Secret,
+  withDatabase,
+  withRedis,
+} from '@rp/platform-core';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateBy,
+} from 'class-validator';
 
 const slippageMessage = `$property must be an integer number of basis points between ${SLIPPAGE_BPS.min} and ${SLIPPAGE_BPS.max}`;
+const levelMessage = `$property must be one of ${RISK_LEVELS.join(', ')} (or healthy, warn, alert, emergency)`;
+export const CLOSE_STRATEGIES = ['unwind', 'deleverage'] as const;
+export type CloseStrategy = (typeof CLOSE_STRATEGIES)[number];
 
 /**
  * The risk agent: one process per managed wallet. Redis is optional here (without it the cooldown and lock
  * live in the database), so unlike the services it has no Redis host by default. It takes no calls from the
- * gateway, so it has no `INTERNAL_TOKEN` (and no signature check on its `/status`).
+ * gateway, so it has no `INTERNAL_TOKEN`; its `/status` may ask for `STATUS_TOKEN` instead.
  */
 export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   override PORT = 8080;
+
+  /** Loopback: `/status` shows positions and belongs on a trusted network. In a container the default is 0.0.0.0. */
+  override HOST = '127.0.0.1';
 
   override REDIS_HOST?: string = undefined;
 
@@ -55,4 +83,66 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   /** Play the service's answers from an in-process mock (a position drifting into danger). */
   @IsBoolean({ message: '$property must be true or false' })
   SERVICE_MOCK = false;
+
+  /** The risk level at which the agent closes (either vocabulary); lower levels are watched only. */
+  @ValidateBy({
+    name: 'isRiskLevel',
+    validator: { validate: (value) => parseRiskLevel(value) !== undefined, defaultMessage: () => levelMessage },
+  })
+  ACT_AT_RISK_LEVEL = 'critical';
+
+  /** `unwind` closes the whole position; `deleverage` sells just enough collateral to reach TARGET_HEALTH_FACTOR. */
+  @IsIn(CLOSE_STRATEGIES, { message: `$property must be one of ${CLOSE_STRATEGIES.join(', ')}` })
+  CLOSE_STRATEGY: CloseStrategy = 'unwind';
+
+  /** Health factor a `deleverage` close brings the position back to. */
+  @IsNumber({}, { message: '$property must be a number between 1.01 and 100' })
+  @Min(1.01, { message: '$property must be a number between 1.01 and 100' })
+  @Max(100, { message: '$property must be a number between 1.01 and 100' })
+  TARGET_HEALTH_FACTOR = 1.5;
+
+  /** When set, `/status` and `/metrics` answer only with `Authorization: Bearer <STATUS_TOKEN>`. */
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: '$property must be at least 16 characters' })
+  @Secret()
+  STATUS_TOKEN?: string;
+
+  /** Below this native balance (in XLM) the fee balance is low: a warning in `/status` and the logs. */
+  @IsNumber({}, { message: '$property must be a number of XLM, 0 or more' })
+  @Min(0, { message: '$property must be a number of XLM, 0 or more' })
+  LOW_FEE_BALANCE_XLM = 5;
+
+  /** Pools watched in degraded mode besides those the service has named (comma-separated C-addresses). */
+  @ValidateBy({
+    name: 'isContractList',
+    validator: {
+      validate: (value) => Array.isArray(value) && value.every((item) => isContractAddress(item)),
+      defaultMessage: () => '$property must be a comma-separated list of contract (C...) addresses',
+    },
+  })
+  WATCHED_POOLS: string[] = [];
+
+  /** Flash-loan receiver the agent's own builds use in degraded mode (the service's TXB_UNWIND_RECEIVER). */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isContract',
+    validator: {
+      validate: (value) => isContractAddress(value),
+      defaultMessage: () => '$property must be a contract (C...) address',
+    },
+  })
+  UNWIND_RECEIVER?: string;
+
+  /** Milliseconds the per-wallet lock lasts without renewal: a standby takes over within this after a crash. */
+  @IsDuration(1000)
+  LOCK_LEASE_MS = 15_000;
+
+  /** How often the subscription is checked (and renewed within 3 days of expiry), in milliseconds. */
+  @IsDuration(1000)
+  SUBSCRIPTION_CHECK_INTERVAL_MS = 86_400_000;
+
+  actLevel(): RiskLevel {
+    return parseRiskLevel(this.ACT_AT_RISK_LEVEL) ?? 'critical';
+  }
 }

@@ -11,4 +11,5 @@ export * from './position-risk';
 export * from './position-summary';
 export * from './swap-receiver-client';
 export * from './unwind-planner';
+export * from './unwind-route';
 export * as blendScVal from './scval';

@@ -7,3 +7,4 @@ export * from './prepare-invocation';
 export * from './signed-envelope';
 export * from './simulate';
 export * from './submit';
+export * from './signed-close';

@@ -5,3 +5,4 @@ export * from './ledger-timing';
 export * from './exact-transfer';
 export * from './x402-messages';
 export * from './settlement-ledger';
+export * from './key-purchase';

@@ -10,8 +10,9 @@ import type {
 } from '@rp/contracts';
 import type { AppProcess } from '@rp/dev';
 import { BlendPoolReader, LedgerRpc, LedgerWallet, summarizePositions } from '@rp/ledger';
-import { DEMO_WALLETS, type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
-import { Address, Networks, TransactionBuilder, nativeToScVal } from '@stellar/stellar-sdk';
+import { DEMO_WALLETS, type LoadedScenario, type RunningSandbox, startSandbox } from '@rp/sandbox';
+import { Networks, TransactionBuilder } from '@stellar/stellar-sdk';
+import { openBorrower } from './borrowers';
 import { ADMIN_KEY } from './paid-stack';
 import { REDIS_URL, startApp } from './running-apps';
 
@@ -182,26 +183,10 @@ export async function startTxbStack(options: TxbStackOptions): Promise<TxbStack>
         return { apiKey: body.apiKey, keyId: body.keyId };
       },
       call: (key, method, path, body) => call(key, method, path, body),
-      borrower({ xlm, usdc, keepUsdc, extraUsdc }) {
+      borrower(position) {
         wallets += 1;
         const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 700 + wallets });
-        setup.fund(wallet.address, 100n * UNIT, `txb e2e wallet ${wallets}`);
-        setup.openPosition(scenario.pool, {
-          user: wallet.address,
-          supplyCollateral: [{ asset: scenario.xlm, amount: xlm }],
-          ...(usdc > 0n && { borrow: [{ asset: scenario.usdc, amount: usdc }] }),
-        });
-        const held = setup.balance(scenario.usdc, wallet.address);
-        const keep = keepUsdc ?? held;
-        if (held > keep) {
-          // Spent elsewhere: the wallet no longer holds what it borrowed.
-          sandbox.ledger.invokePrivileged(scenario.usdc, 'transfer', [
-            new Address(wallet.address).toScVal(),
-            new Address(scenario.paymentReceiver).toScVal(),
-            nativeToScVal(held - keep, { type: 'i128' }),
-          ]);
-        }
-        if (extraUsdc) setup.mint(scenario.usdc, wallet.address, extraUsdc);
+        openBorrower(sandbox, wallet.address, `txb e2e wallet ${wallets}`, position);
         return wallet;
       },
       sign(wallet, transactionXdr) {

@@ -28,9 +28,23 @@ export function renderPage(dump: SandboxDump): string {
     section(
       'Oracle prices',
       table(
-        ['asset', 'contract', 'price (USD)', 'updated'],
-        dump.prices.map((p) => [esc(p.symbol), code(p.asset), units(p.price), time(p.timestamp)]),
+        ['asset', 'contract', 'price (USD)', 'updated', 'move it'],
+        dump.prices.map((p) => [
+          esc(p.symbol),
+          code(p.asset),
+          units(p.price),
+          time(p.timestamp),
+          PRICE_MOVES.map(
+            (percent) =>
+              `<button onclick="movePrice('${esc(p.oracle)}','${esc(p.asset)}','${esc(p.price)}',${percent})">` +
+              `${percent > 0 ? '+' : '−'}${Math.abs(percent)} %</button>`,
+          ).join(' '),
+        ]),
       ),
+    ),
+    section(
+      'Agent',
+      '<div id="agent"><small>asking the demo agent…</small></div>',
     ),
     section(
       'Pools',
@@ -94,8 +108,46 @@ code{font-size:12px}pre{margin:0;white-space:pre-wrap;max-width:40rem}.risk.low{
 <code>/hooks/</code>, SMTP on port 2525, control API under <code>/control</code> (state as JSON: <a href="/control/state">/control/state</a>).
 Everything here is sandbox money.</p>
 ${sections.join('\n')}
+<script>${PAGE_SCRIPT}</script>
 </body></html>`;
 }
+
+/** Price moves the page offers (percent): push the endangered demo wallet to critical, or back. */
+const PRICE_MOVES = [-3, -10, -20, 10] as const;
+
+/**
+ * The page's only script: price buttons (the control API sets the oracle price; the change is on the ledger at the
+ * next close) and the demo agent's status, relayed by the sandbox at `/agent/status`.
+ */
+const PAGE_SCRIPT = `
+async function movePrice(oracle, asset, price, percent) {
+  const next = (BigInt(price) * BigInt(100 + percent)) / 100n;
+  await fetch('/control/oracles/' + oracle + '/prices', { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ asset, price: next.toString() }) });
+  location.reload();
+}
+function escapeHtml(value) {
+  return String(value ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+}
+fetch('/agent/status').then((r) => r.json()).then((s) => {
+  const box = document.getElementById('agent');
+  if (!s.wallet) { box.innerHTML = '<small>' + escapeHtml(s.error || 'no agent') + '</small>'; return; }
+  const rows = (s.positions || []).map((p) => '<tr><td><code>' + escapeHtml(p.poolAddress) + '</code></td><td>' +
+    escapeHtml(p.healthFactor) + '</td><td><span class="risk ' + escapeHtml(p.riskLevel) + '">' + escapeHtml(p.riskLevel) +
+    '</span></td></tr>').join('');
+  const closes = (s.recentCloses || []).map((c) => '<tr><td>' + escapeHtml(c.decidedAt) + '</td><td>' + escapeHtml(c.outcome) +
+    (c.error ? ' <small>' + escapeHtml(c.error) + '</small>' : '') + '</td><td><code>' + escapeHtml((c.txHash || '').slice(0, 16)) +
+    '</code></td><td>' + escapeHtml(c.settledAt || '') + '</td></tr>').join('');
+  box.innerHTML = '<p>wallet <code>' + escapeHtml(s.wallet.address) + '</code> · mode <b>' + escapeHtml(s.mode) + '</b> · ' +
+    escapeHtml(s.role) + ' · key ' + (s.subscription.active ? 'active until ' + escapeHtml(s.subscription.expiresAt) :
+    'none' + (s.subscription.error ? ' (' + escapeHtml(s.subscription.error) + ')' : '')) + ' · fee balance ' +
+    escapeHtml(s.wallet.nativeBalance) + ' XLM' + (s.wallet.lowFeeBalance ? ' <b>(low)</b>' : '') +
+    ' · presigned closes ' + escapeHtml(s.presigned.entries) + ' · last poll ' + escapeHtml(s.lastPollAt) + '</p>' +
+    '<table><tr><th>pool</th><th>health factor</th><th>risk</th></tr>' + rows + '</table>' +
+    '<h3>Closes</h3><table><tr><th>decided</th><th>outcome</th><th>transaction</th><th>settled</th></tr>' +
+    (closes || '<tr><td colspan="4"><small>none yet</small></td></tr>') + '</table>';
+}).catch(() => { document.getElementById('agent').innerHTML = '<small>the demo agent does not answer</small>'; });
+`;
 
 function tokenSymbols(dump: SandboxDump): string[] {
   return [...new Set(dump.accounts.flatMap((account) => Object.keys(account.tokens)))];

@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { Logger as NestLogger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from '../config/app-config';
+import { EXIT_CONFIG } from '../config/exit-config';
 import { ConfigError, describeConfig, loadConfig } from '../config/load-config';
 import { AppDefinition } from './app-definition';
 import { createApp } from './create-app';
 
-/** Exit status for a bad setting (sysexits EX_CONFIG): supervisors can tell it from a crash. */
-export const EXIT_CONFIG = 78;
+export { EXIT_CONFIG };
 
 /**
  * Starts an app: settings first (a bad one stops the process with one line and status 78), then the Nest app,

@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { applyDecorators } from '@nestjs/common';
 import { IsDefined, IsInt, IsUrl, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 
 const SECRET_SETTINGS = Symbol('rp:secret-settings');
@@ -38,13 +37,13 @@ export function RequiredInProduction(): PropertyDecorator {
 
 export function IsPortNumber(): PropertyDecorator {
   const message = '$property must be an integer between 1 and 65535';
-  return applyDecorators(IsInt({ message }), Min(1, { message }), Max(65535, { message }));
+  return combine(IsInt({ message }), Min(1, { message }), Max(65535, { message }));
 }
 
 /** A whole number of milliseconds or seconds, at least `min`. */
 export function IsDuration(min = 0): PropertyDecorator {
   const message = `$property must be an integer of at least ${min}`;
-  return applyDecorators(IsInt({ message }), Min(min, { message }));
+  return combine(IsInt({ message }), Min(min, { message }));
 }
 
 /** An http(s) URL; loopback and single-label hosts are fine (services find each other by name). */
@@ -53,4 +52,11 @@ export function IsHttpUrl(): PropertyDecorator {
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
     { message: '$property must be an http:// or https:// URL' },
   );
+}
+
+/** Several property decorators as one (Nest's `applyDecorators`, without loading Nest: the agent runs without it). */
+function combine(...decorators: PropertyDecorator[]): PropertyDecorator {
+  return (target, propertyKey) => {
+    for (const decorator of decorators) decorator(target, propertyKey);
+  };
 }

@@ -1,0 +1,74 @@
+import pino from 'pino';
+import type { LedgerView } from '../ledger/ledger-view';
+import { type RiskAnswer, type ServiceClient, ServiceUnavailableError } from '../service/service-client';
+import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
+import { RiskReader } from './risk-reader';
+
+const WALLET = 'GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6';
+const POOL = 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA';
+
+/** The risk route's answer as notifications gives it (docs: the agent codes against this shape). */
+const ANSWER: RiskAnswer = {
+  success: true,
+  walletAddress: WALLET,
+  positions: [
+    {
+      address: WALLET,
+      poolAddress: POOL,
+      riskLevel: 'high',
+      healthFactor: 1.12,
+      triggers: ['HEALTH_FACTOR_BELOW_1_25'],
+      collateralValueUsd: 3000,
+      liabilityValueUsd: 1900,
+      recommendedAction: 'REPAY',
+      evaluatedAt: '2026-11-22T12:00:00.000Z',
+    },
+  ],
+  evaluatedAt: '2026-11-22T12:00:00.000Z',
+  timestamp: '2026-11-22T12:00:00.000Z',
+};
+
+describe('where the agent reads its risk', () => {
+  const logger = pino({ level: 'silent' });
+  const ledgerPools: string[][] = [];
+  const ledger = {
+    positions: async (pools: string[]) => {
+      ledgerPools.push(pools);
+      return [];
+    },
+  } as unknown as LedgerView;
+  const withKey = { apiKey: () => 'rp_test_key', keyRejected: async () => undefined } as unknown as SubscriptionKeeper;
+  const withoutKey = { apiKey: () => undefined } as unknown as SubscriptionKeeper;
+
+  beforeEach(() => (ledgerPools.length = 0));
+
+  it('service mode: the route answer becomes the positions, and its pools are remembered', async () => {
+    let up = true;
+    const service = {
+      risk: async () => {
+        if (!up) throw new ServiceUnavailableError('down');
+        return ANSWER;
+      },
+    } as unknown as ServiceClient;
+    const reader = new RiskReader(WALLET, [], ledger, service, withKey, undefined, logger);
+    const reading = await reader.read();
+    expect(reading.mode).toBe('service');
+    expect(reading.positions).toEqual([
+      { poolAddress: POOL, healthFactor: 1.12, riskLevel: 'high', collateralValueUsd: 3000, liabilityValueUsd: 1900 },
+    ]);
+    up = false;
+    expect((await reader.read()).mode).toBe('degraded');
+    expect(ledgerPools).toEqual([[POOL]]);
+  });
+
+  it('degraded without a key: the watched pools straight from the ledger, the service not asked', async () => {
+    const service = {
+      risk: async () => {
+        throw new Error('must not be called');
+      },
+    } as unknown as ServiceClient;
+    const reader = new RiskReader(WALLET, [POOL], ledger, service, withoutKey, undefined, logger);
+    expect((await reader.read()).mode).toBe('degraded');
+    expect(ledgerPools).toEqual([[POOL]]);
+  });
+});

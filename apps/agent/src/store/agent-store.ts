@@ -1,0 +1,94 @@
+import type { RiskLevel } from '@rp/contracts';
+import {
+  type Collection,
+  type DocumentStore,
+  describeTarget,
+  openDocumentStore,
+  parseDatabaseUrl,
+} from '@rp/persistence-store';
+
+/** The agent's API key, sealed (see KeyVault); one per wallet. */
+export interface StoredKey {
+  id: string;
+  sealedKey: string;
+  tier: string;
+  rateLimit: number;
+  expiresAt: string;
+  purchasedAt: string;
+  txHash: string;
+}
+
+export type CloseOutcome = 'submitted' | 'confirmed' | 'failed' | 'skipped';
+
+export interface SnapshotPosition {
+  poolAddress: string;
+  healthFactor: number | null;
+  riskLevel: RiskLevel;
+  collateralValueUsd: number;
+  liabilityValueUsd: number;
+}
+
+/** Positions and prices when the agent decided to close (DECISIONS.md, Agent: audit record). */
+export interface RiskSnapshot {
+  positions: SnapshotPosition[];
+  /** Asset -> oracle price as a decimal string; the pool's oracle, read at `ledger`. */
+  prices: Record<string, string>;
+  ledger: number | null;
+  source: 'service' | 'ledger' | 'mock';
+}
+
+/** One close attempt. `decidedAt`/`settledAt` are ISO 8601; `settledAt` is null until the outcome is final. */
+export interface AuditRecord {
+  id: string;
+  wallet: string;
+  poolAddress: string;
+  riskSnapshot: RiskSnapshot;
+  txHash: string | null;
+  outcome: CloseOutcome;
+  error?: string;
+  decidedAt: string;
+  settledAt: string | null;
+  /** Internal: for the in-flight check. */
+  decidedAtMs: number;
+  /** Internal: when this attempt was recorded (one decision may make several attempts); newest first in /status. */
+  recordedAtMs: number;
+  /** Internal: unix seconds after which the transaction can no longer be included. */
+  validUntil: number;
+  /** Internal: how the close was made: `presigned` or `rebuilt`, and who built it. */
+  path: 'presigned' | 'rebuilt';
+  builtBy: 'service' | 'ledger' | 'mock';
+}
+
+export interface Lease {
+  id: string;
+  holder: string;
+  until: number;
+}
+
+export interface AgentStore {
+  readonly description: string;
+  readonly keys: Collection<StoredKey>;
+  readonly audit: Collection<AuditRecord>;
+  readonly leases: Collection<Lease>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens the agent's database: `DATABASE_*` when configured, else the embedded SQLite file `.data/agent.sqlite`. */
+export async function openAgentStore(url: string | undefined): Promise<AgentStore> {
+  const target = parseDatabaseUrl(url, 'agent');
+  const store: DocumentStore = await openDocumentStore(target);
+  const [keys, audit, leases] = await Promise.all([
+    store.collection<StoredKey>({ name: 'agent_keys' }),
+    store.collection<AuditRecord>({ name: 'agent_audit' }),
+    store.collection<Lease>({ name: 'agent_leases' }),
+  ]);
+  return {
+    description: describeTarget(target),
+    keys,
+    audit,
+    leases,
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
+}
