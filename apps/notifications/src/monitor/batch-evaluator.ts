@@ -65,7 +65,7 @@ export class MonitorBatchEvaluator {
     pools.forEach((pool, p) =>
       job.wallets.forEach(([wallet, minimum], w) => {
         const positions = fresh.get(pool.pool)?.get(wallet) ?? known[p][w]?.positions;
-        const alert = positions && this.alertOf(pool, wallet, positions, minimum, evaluatedAt, job.ledger);
+        const alert = positions && this.alertOf(pool, wallet, positions, minimum, evaluatedAt, job.round);
         if (alert) alerts.push(alert);
       }),
     );
@@ -84,13 +84,13 @@ export class MonitorBatchEvaluator {
     positions: Positions,
     minimum: RiskLevel,
     evaluatedAt: string,
-    ledger: number,
+    round: number,
   ): RiskAlert | undefined {
     if (!holdsCollateralOrDebt(positions)) return undefined;
     try {
       const risk = assessPosition(pool.reserves, pool.prices, positions);
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
-      return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, ledger);
+      return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
     } catch (error) {
       // The pool refuses such a position too (InvalidPrice); it is valued again once the oracle has a price.
       if (error instanceof MissingPriceError) return undefined;

@@ -165,11 +165,15 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * Cached positions of wallets named by the pools' events since the last round are dropped (read again now).
-   * Without a known last ledger, or when the events cannot be read, every cached position is dropped.
+   * Without a known last ledger, when the events cannot be read, or when the last ledger read is ahead of the
+   * network's newest (the network was reset: a sandbox restarted, a test network wiped), every cached position is
+   * dropped.
    */
   private async forgetMoved(pools: readonly string[], ledger: number): Promise<void> {
     const last = Number(await this.redis.get(this.keys.eventsLedger));
-    if (!Number.isInteger(last) || last <= 0) {
+    if (!Number.isInteger(last) || last <= 0 || last > ledger) {
+      if (last > ledger)
+        this.logger.warn(`ledger ${ledger} is behind ${last}, the last one read: the network was reset`);
       await this.cache.clear(pools);
     } else if (last < ledger) {
       try {
@@ -180,7 +184,7 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
         await this.cache.clear(pools);
       }
     }
-    await this.redis.set(this.keys.eventsLedger, String(Math.max(ledger, Number.isInteger(last) ? last : 0)));
+    await this.redis.set(this.keys.eventsLedger, String(ledger));
   }
 
   private async waitForBatches(round: number, batches: number, started: number): Promise<RoundOutcome> {

@@ -6,6 +6,8 @@
  */
 import { UNIT } from '@rp/sandbox';
 import { type MonitorHarness, startMonitorHarness } from '../../test/monitor.int-support';
+import { RedisClient } from '@rp/platform';
+import { MonitorKeys } from './monitor-keys';
 import type { MonitorScheduler } from './monitor-scheduler';
 
 const WALLETS = 1200;
@@ -63,6 +65,13 @@ describe('monitor rounds', () => {
     expect(next.read).toBe(0);
     expect(next.cached).toBe(WALLETS);
     expect(next.ledgerEntriesCalls).toBe(2);
+  });
+
+  it('reads every position again when the network was reset: its newest ledger is behind the last one read', async () => {
+    const redis = h.app.get(RedisClient, { strict: false });
+    await redis.set(new MonitorKeys(h.config.keyPrefix()).eventsLedger, '1000000');
+    expect((await round()).read).toBe(WALLETS);
+    expect((await round()).read).toBe(0);
   });
 
   it('reads again the wallet a pool event names, and its critical position reaches its channel', async () => {

@@ -28,16 +28,18 @@ export function positionView(position: EvaluatedPosition, evaluatedAt: string): 
 
 /**
  * The alert of a position with debt (a position without debt has no health factor and raises none). The monitor's
- * id is the same for the same wallet, pool, ledger and level, so a batch job run twice raises the same alert and
- * its deliveries keep their job ids; other sources get a fresh id.
+ * id is the same for the same wallet, pool, round and level, so a batch job run twice raises the same alert and
+ * its deliveries keep their job ids; other sources get a fresh id. Rounds are numbered by a Redis counter that
+ * lives as long as the queues and idempotency keys it guards, where a ledger number would repeat after a network
+ * reset (a restarted sandbox, a wiped test network) and match deliveries of the network before.
  */
-export function riskAlert(position: EvaluatedPosition, evaluatedAt: string, ledger?: number): RiskAlert | undefined {
+export function riskAlert(position: EvaluatedPosition, evaluatedAt: string, round?: number): RiskAlert | undefined {
   const view = positionView(position, evaluatedAt);
   if (view.healthFactor === null) return undefined;
   const alertId =
-    ledger === undefined
+    round === undefined
       ? randomUUID()
-      : uuidOf(`monitor:${position.wallet}:${position.pool}:${ledger}:${view.riskLevel}`);
+      : uuidOf(`monitor:${position.wallet}:${position.pool}:round-${round}:${view.riskLevel}`);
   return { alertId, ...view, healthFactor: view.healthFactor };
 }
 
