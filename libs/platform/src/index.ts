@@ -6,6 +6,7 @@ export * from './lib/config/app-config';
 export * from './lib/config/load-config';
 export * from './lib/config/setting-decorators';
 export * from './lib/errors/api-error';
+export * from './lib/errors/dependency-errors.interceptor';
 export * from './lib/errors/envelope';
 export * from './lib/errors/error-envelope.filter';
 export * from './lib/errors/validation';

@@ -1,12 +1,8 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { RiskErrorCode } from '@rp/contracts';
 import { LedgerRpcError, MissingPriceError, NetworkMismatchError, PoolNotFoundError } from '@rp/ledger';
-import { ApiError } from '@rp/platform';
-import { type Observable, TimeoutError, catchError, throwError, timeout } from 'rxjs';
+import { ApiError, DependencyErrorsInterceptor } from '@rp/platform';
 import { RiskNotConfiguredError } from './rms-ledger';
-
-/** Under the gateway's 30 s: the caller gets our 502, not the gateway's 504. */
-const ROUTE_DEADLINE_MS = 25_000;
 
 /** What the ledger's failures mean to a caller of the risk routes (DECISIONS.md, status mapping). */
 export function riskDependencyError(error: unknown): ApiError | undefined {
@@ -33,18 +29,12 @@ export function riskDependencyError(error: unknown): ApiError | undefined {
 
 /** Risk routes answer within a deadline; ledger failures become their own 502 / 503 instead of a 500. */
 @Injectable()
-export class RiskErrorsInterceptor implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      timeout(ROUTE_DEADLINE_MS),
-      catchError((error: unknown) => {
-        if (error instanceof TimeoutError) {
-          return throwError(
-            () => new ApiError(502, RiskErrorCode.LEDGER_UNAVAILABLE, 'The ledger did not answer in time'),
-          );
-        }
-        return throwError(() => riskDependencyError(error) ?? error);
-      }),
-    );
+export class RiskErrorsInterceptor extends DependencyErrorsInterceptor {
+  protected translate(error: unknown): ApiError | undefined {
+    return riskDependencyError(error);
+  }
+
+  protected deadlineMissed(): ApiError {
+    return new ApiError(502, RiskErrorCode.LEDGER_UNAVAILABLE, 'The ledger did not answer in time');
   }
 }
