@@ -41,7 +41,7 @@ export class AlertIntake {
     if (eligible.length === 0) return result(alert.alertId, [], suppressed);
 
     const force = options.bypassCooldown === true || options.source === 'test';
-    if (!(await this.cooldown.pass(alert.address, alert.poolAddress, alert.riskLevel, force))) {
+    if (!(await this.cooldown.pass(alert.address, alert.poolAddress, alert.riskLevel, force, alert.alertId))) {
       for (const c of eligible) suppressed.add(c.channel);
       return result(alert.alertId, [], suppressed);
     }

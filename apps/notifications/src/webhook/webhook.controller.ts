@@ -47,20 +47,18 @@ export class WebhookController {
       riskLevel: parseRiskLevel(body.alert.riskLevel) ?? 'critical',
       triggers: [...body.alert.triggers],
     };
+    // Marked seen once queued, not before: a sender whose call died with this process retries and is taken in
+    // (two copies in flight at once queue the same deterministic delivery jobs, which are sent once).
     const seen = `${this.config.keyPrefix()}webhook-alert:${alert.alertId}`;
-    if ((await this.redis.set(seen, '1', 'EX', WEBHOOK_DEDUPE_SECONDS, 'NX')) !== 'OK') {
+    if ((await this.redis.exists(seen)) === 1) {
       return { success: true, alertId: alert.alertId, queued: [], suppressed: [], duplicate: true };
     }
-    try {
-      const result = await this.intake.submit(alert, {
-        source: 'webhook',
-        channels: body.routing?.channels,
-        bypassCooldown: body.routing?.priority === 'urgent',
-      });
-      return { success: true, ...result };
-    } catch (error) {
-      await this.redis.del(seen).catch(() => undefined);
-      throw error;
-    }
+    const result = await this.intake.submit(alert, {
+      source: 'webhook',
+      channels: body.routing?.channels,
+      bypassCooldown: body.routing?.priority === 'urgent',
+    });
+    await this.redis.set(seen, '1', 'EX', WEBHOOK_DEDUPE_SECONDS);
+    return { success: true, ...result };
   }
 }
