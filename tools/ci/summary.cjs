@@ -1,4 +1,5 @@
-// Sums the Jest summaries under reports/jest: prints one line per project and target, then `N passed, N failed`.
+// Sums the Jest summaries under reports/jest: prints one line per project and target, then
+// `N passed, N failed, N skipped` (skipped: cases declared but not run, e.g. a database driver the run cannot reach).
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -28,10 +29,10 @@ if (require.main === module) {
   if (process.argv.includes('--by-project')) {
     for (const run of runs.sort((a, b) => `${a.project}:${a.target}`.localeCompare(`${b.project}:${b.target}`))) {
       process.stdout.write(
-        `  ${`${run.project}:${run.target}`.padEnd(28)} ${run.passed} passed, ${run.failed} failed\n`,
+        `  ${`${run.project}:${run.target}`.padEnd(28)} ${run.passed} passed, ${run.failed} failed` +
+          `${run.skipped > 0 ? `, ${run.skipped} skipped` : ''}\n`,
       );
     }
-    if (skipped > 0) process.stdout.write(`  (${skipped} skipped)\n`);
   }
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed, ${skipped} skipped\n`);
 }

@@ -28,7 +28,8 @@ const defaultPort = (app: string) => describeSettings(app).find((setting) => set
 const SAMPLE_SECRET_VALUES: Record<string, string> = {
   INTERNAL_TOKEN: 'internal-token-0123456789abcdef',
   REDIS_URL: 'redis://:password@redis:6379',
-  DATABASE_URL: 'mongodb://app:password@mongo:27017/risk',
+  DATABASE_URL: 'postgres://app:password@postgres:5432/risk?schema=app',
+  POSTGRES_PASSWORD: 'postgres-password',
   X402_PAYMENT_ADDRESS_LEDGER: Keypair.random().publicKey(),
   X402_FACILITATOR_LEDGER_SECRET_KEY: Keypair.random().secret(),
   RMS_ADMIN_API_KEY: 'admin-key-0123456789abcdef',
@@ -303,6 +304,15 @@ describe('the compose file', () => {
     const environment = compose.services[app].environment ?? {};
     expect(environment['INTERNAL_TOKEN']).toMatch(/^\$\{INTERNAL_TOKEN:\?/);
     if (app === 'subscription') expect(environment).not.toHaveProperty('REDIS_URL');
+  });
+
+  it('keeps every database app on the recommended PostgreSQL, each in a schema of its own (ADR 001)', () => {
+    expect(Object.keys(compose.services)).toContain('postgres');
+    expect(Object.keys(compose.services)).not.toContain('mongo');
+    for (const app of ['subscription', 'notifications', 'agent']) {
+      const url = new URL(interpolate(compose.services[app].environment?.['DATABASE_URL'] ?? ''));
+      expect([url.protocol, url.host, url.searchParams.get('schema')]).toEqual(['postgres:', 'postgres:5432', app]);
+    }
   });
 
   it('points the gateway and the agent at the compose services', () => {
