@@ -34,7 +34,7 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
   const service = new ServiceClient(config.SERVICE_BASE_URL);
   const metrics = new AgentMetrics();
   const presigned = new PresignedCache();
-  const subscription = new SubscriptionKeeper(config, wallet, store, ledger, logger, mock);
+  const subscription = new SubscriptionKeeper(config, wallet, store, ledger, logger, { mock, metrics });
   const builder = new CloseBuilder(config, wallet.address, ledger, service, subscription, mock);
   const sender = new CloseSender(ledger, service, Math.min(1000, Math.max(250, config.POLL_INTERVAL_MS / 4)), (error) =>
     logger.warn({ err: error.message }, 'txb did not take the close for tracking (it is on the network already)'),

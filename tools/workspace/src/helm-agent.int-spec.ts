@@ -146,6 +146,8 @@ describe('the agent chart', () => {
     ['an unknown risk level', withSettings({ ACT_AT_RISK_LEVEL: 'severe' }), /ACT_AT_RISK_LEVEL/],
     ['a port out of range', withSettings({ PORT: 70000 }), /at '\/settings\/PORT'/],
     ['a mistyped setting', withSettings({ POLL_INTERVAL: 1000 }), /POLL_INTERVAL/],
+    ['a key price of zero', withSettings({ SERVICE_MAX_PRICE: '0' }), /at '\/settings\/SERVICE_MAX_PRICE'/],
+    ['a receiver that is no account', withSettings({ SERVICE_PAY_TO: 'CBGG' }), /at '\/settings\/SERVICE_PAY_TO'/],
     ['a secret as a plain setting', withSettings({ LEDGER_MNEMONIC: MNEMONIC }), /LEDGER_MNEMONIC/],
     ['HOST through extraEnv', { ...minimal, extraEnv: { HOST: '127.0.0.1' } }, /invalid propertyName 'HOST'/],
     ['two replicas', { ...minimal, replicas: 2 }, /at '\/replicas'/],
