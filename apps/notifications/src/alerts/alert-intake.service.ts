@@ -4,7 +4,7 @@ import { RedisClient } from '@rp/platform';
 import type { ChannelConfigRecord } from '../configs/notification-config';
 import { NotificationConfigRepository } from '../configs/notification-config.repository';
 import { SecretBox } from '../configs/secret-box';
-import { destinationOf } from '../delivery/destination';
+import { laneOf } from '../delivery/destination';
 import { DestinationLanes } from '../delivery/destination-lanes';
 import { NotificationsConfig } from '../config/notifications.config';
 import { deliveryJobId, type DeliveryJobData } from '../delivery/delivery-job';
@@ -88,11 +88,7 @@ export class AlertIntake {
   }
 
   private laneOf(config: ChannelConfigRecord): string {
-    try {
-      return destinationOf(config, this.box, this.config.MESSENGER_BOT_TOKEN).key;
-    } catch {
-      return `config:${config.id}`;
-    }
+    return laneOf(config, this.box, this.config.MESSENGER_BOT_TOKEN);
   }
 }
 

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { type AccountEventAnswer, type AccountEventRequest, CHANNELS, type Channel } from '@rp/contracts';
+import { RedisClient } from '@rp/platform';
+import { AlertCooldown } from '../alerts/cooldown';
+import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { SecretBox } from '../configs/secret-box';
+import { type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
+import { DeliveryQueue } from '../delivery/delivery-queue';
+import { laneOf } from '../delivery/destination';
+import { DestinationLanes } from '../delivery/destination-lanes';
+import { EVENT_LEVEL, UNHELD_EVENTS, noticeOf } from './account-event-notice';
+
+/** An event id is taken once within this window (the agent's outbox resends until it is answered). */
+export const EVENT_DEDUPE_SECONDS = 7 * 24 * 60 * 60;
+
+const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+
+/**
+ * Takes an account's event for one of its wallets into the delivery pipeline: to the account's own enabled channel
+ * configurations of that wallet only (never another account's), through the cooldown of the event's type (closes
+ * are never held back), as delivery jobs of the same queue as risk alerts (retries, pacing, DLQ). The same event id
+ * from the same account is taken once: its delivery id and job ids are derived from it, and it is remembered for
+ * seven days once queued.
+ */
+@Injectable()
+export class AccountEventsService {
+  private readonly logger = new Logger(AccountEventsService.name);
+  private readonly cooldown: AlertCooldown;
+  private readonly lanes: DestinationLanes;
+
+  constructor(
+    private readonly configs: NotificationConfigRepository,
+    private readonly deliveries: DeliveryQueue,
+    private readonly box: SecretBox,
+    private readonly redis: RedisClient,
+    private readonly config: NotificationsConfig,
+  ) {
+    this.cooldown = new AlertCooldown(redis, config.keyPrefix());
+    this.lanes = new DestinationLanes(redis, config.keyPrefix());
+  }
+
+  async take(account: string, event: AccountEventRequest): Promise<AccountEventAnswer> {
+    const accountKey = digest(account);
+    const seen = `${this.config.keyPrefix()}account-event:${accountKey}:${event.eventId}`;
+    if ((await this.redis.exists(seen)) === 1) {
+      return { success: true, eventId: event.eventId, queued: [], suppressed: [], duplicate: true };
+    }
+    const deliveryId = `event-${digest(account, event.eventId)}`;
+    const enabled = (await this.configs.forAccount(account, event.walletAddress)).filter((config) => config.enabled);
+    let queued: Channel[] = [];
+    let suppressed: Channel[] = [];
+    if (enabled.length > 0) {
+      const passes = await this.cooldown.pass(
+        event.walletAddress,
+        `events:${accountKey}:${event.type}`,
+        EVENT_LEVEL[event.type],
+        UNHELD_EVENTS.has(event.type),
+        deliveryId,
+      );
+      if (passes) {
+        const notice = noticeOf(event, deliveryId);
+        const queuedAt = Date.now();
+        const jobs = enabled.map((config) => {
+          const data: DeliveryJobData = {
+            event: notice,
+            source: 'agent',
+            channel: config.channel,
+            configId: config.id,
+            queuedAt,
+            lane: laneOf(config, this.box, this.config.MESSENGER_BOT_TOKEN),
+          };
+          return { jobId: deliveryJobId(deliveryId, config.channel, config.id), data };
+        });
+        // Lanes first, as the alert intake does: a worker finds its job in its lane behind those taken before it.
+        await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
+        await this.deliveries.addBulk(jobs);
+        queued = channelsOf(enabled.map((config) => config.channel));
+      } else {
+        suppressed = channelsOf(enabled.map((config) => config.channel));
+      }
+    }
+    // Remembered once queued, not before: a caller whose request died with this process sends it again and it is
+    // taken in (the same job ids are refused by the queue while the first ones live).
+    await this.redis.set(seen, '1', 'EX', EVENT_DEDUPE_SECONDS);
+    this.logger.debug(`event ${event.type} of ${event.walletAddress}: queued ${queued.length}, held ${suppressed.length}`);
+    return { success: true, eventId: event.eventId, queued, suppressed };
+  }
+}
+
+function channelsOf(channels: Channel[]): Channel[] {
+  const set = new Set(channels);
+  return CHANNELS.filter((channel) => set.has(channel));
+}
