@@ -1,4 +1,5 @@
 import {
+  CHAT_ID_SHAPE,
   IsContractAddress,
   IsLedgerAccountAddress,
   RISK_LEVELS,
@@ -158,7 +159,7 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
     return parseRiskLevel(this.ACT_AT_RISK_LEVEL) ?? 'critical';
   }
 
-  // Purchase limits (issue 17, ADR 019).
+  // Purchase limits and the owner's events (issue 17, ADR 019).
 
   /** The most one API key may cost, decimal USD; a dearer 402 is refused before anything is signed. */
   @Matches(USD_AMOUNT, usdMessage)
@@ -178,6 +179,22 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   @IsOptional()
   @Matches(USD_AMOUNT, usdMessage)
   SERVICE_MAX_SPEND_30D?: string;
+
+  /** Telegram chat (user id, negative group id or @channel) the owner is told in, by the service's bot. */
+  @IsOptional()
+  @Matches(CHAT_ID_SHAPE, { message: '$property must be a Telegram user id, a negative group id or an @channel name' })
+  NOTIFY_TELEGRAM_CHAT_ID?: string;
+
+  /** Email address the owner is told at. */
+  @IsOptional()
+  @IsEmail({}, { message: '$property must be an email address' })
+  NOTIFY_EMAIL?: string;
+
+  /** Discord or Slack incoming webhook the owner is told on (a secret: it carries the hook's token). */
+  @IsOptional()
+  @IsHttpUrl()
+  @Secret()
+  NOTIFY_WEBHOOK_URL?: string;
 
   /** `SERVICE_MAX_SPEND_30D`, or three times `SERVICE_MAX_PRICE` (exact decimal arithmetic). */
   maxSpend30dUsd(): string {
