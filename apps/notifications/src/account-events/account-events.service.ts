@@ -2,14 +2,9 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { type AccountEventAnswer, type AccountEventRequest, CHANNELS, type Channel } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
-import { AlertCooldown } from '../alerts/cooldown';
+import { AlertIntake } from '../alerts/alert-intake.service';
 import { NotificationsConfig } from '../config/notifications.config';
 import { NotificationConfigRepository } from '../configs/notification-config.repository';
-import { SecretBox } from '../configs/secret-box';
-import { type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
-import { DeliveryQueue } from '../delivery/delivery-queue';
-import { laneOf } from '../delivery/destination';
-import { DestinationLanes } from '../delivery/destination-lanes';
 import { EVENT_LEVEL, UNHELD_EVENTS, noticeOf } from './account-event-notice';
 
 /** An event id is taken once within this window (the agent's outbox resends until it is answered). */
@@ -27,19 +22,13 @@ const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\
 @Injectable()
 export class AccountEventsService {
   private readonly logger = new Logger(AccountEventsService.name);
-  private readonly cooldown: AlertCooldown;
-  private readonly lanes: DestinationLanes;
 
   constructor(
     private readonly configs: NotificationConfigRepository,
-    private readonly deliveries: DeliveryQueue,
-    private readonly box: SecretBox,
+    private readonly intake: AlertIntake,
     private readonly redis: RedisClient,
     private readonly config: NotificationsConfig,
-  ) {
-    this.cooldown = new AlertCooldown(redis, config.keyPrefix());
-    this.lanes = new DestinationLanes(redis, config.keyPrefix());
-  }
+  ) {}
 
   async take(account: string, event: AccountEventRequest): Promise<AccountEventAnswer> {
     const accountKey = digest(account);
@@ -49,43 +38,24 @@ export class AccountEventsService {
     }
     const deliveryId = `event-${digest(account, event.eventId)}`;
     const enabled = (await this.configs.forAccount(account, event.walletAddress)).filter((config) => config.enabled);
-    let queued: Channel[] = [];
-    let suppressed: Channel[] = [];
+    const channels = channelsOf(enabled.map((config) => config.channel));
+    let passes = false;
     if (enabled.length > 0) {
-      const passes = await this.cooldown.pass(
-        event.walletAddress,
-        `events:${accountKey}:${event.type}`,
-        EVENT_LEVEL[event.type],
-        UNHELD_EVENTS.has(event.type),
-        deliveryId,
-      );
-      if (passes) {
-        const notice = noticeOf(event, deliveryId);
-        const queuedAt = Date.now();
-        const jobs = enabled.map((config) => {
-          const data: DeliveryJobData = {
-            event: notice,
-            source: 'agent',
-            channel: config.channel,
-            configId: config.id,
-            queuedAt,
-            lane: laneOf(config, this.box, this.config.MESSENGER_BOT_TOKEN),
-          };
-          return { jobId: deliveryJobId(deliveryId, config.channel, config.id), data };
-        });
-        // Lanes first, as the alert intake does: a worker finds its job in its lane behind those taken before it.
-        await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
-        await this.deliveries.addBulk(jobs);
-        queued = channelsOf(enabled.map((config) => config.channel));
-      } else {
-        suppressed = channelsOf(enabled.map((config) => config.channel));
-      }
+      const key = `events:${accountKey}:${event.type}`;
+      const unheld = UNHELD_EVENTS.has(event.type);
+      passes = await this.intake.cooldownPasses(event.walletAddress, key, EVENT_LEVEL[event.type], unheld, deliveryId);
+      if (passes) await this.intake.queue(deliveryId, enabled, { event: noticeOf(event, deliveryId), source: 'agent' });
     }
     // Remembered once queued, not before: a caller whose request died with this process sends it again and it is
     // taken in (the same job ids are refused by the queue while the first ones live).
     await this.redis.set(seen, '1', 'EX', EVENT_DEDUPE_SECONDS);
-    this.logger.debug(`event ${event.type} of ${event.walletAddress}: queued ${queued.length}, held ${suppressed.length}`);
-    return { success: true, eventId: event.eventId, queued, suppressed };
+    this.logger.debug(`event ${event.type} of ${event.walletAddress}: ${passes ? 'queued' : 'held'} (${channels.length})`);
+    return {
+      success: true,
+      eventId: event.eventId,
+      queued: passes ? channels : [],
+      suppressed: passes ? [] : channels,
+    };
   }
 }
 

@@ -22,12 +22,12 @@ interface DeliveryJobBase {
   redriven?: number;
 }
 
-/** One delivery: a risk alert, or an account's event for its own channels (`POST /rms/events`, source `agent`). */
-export type DeliveryJobData = DeliveryJobBase &
-  (
-    | { alert: RiskAlert; source: AlertSource; event?: undefined }
-    | { event: AccountEventNotice; source: 'agent'; alert?: undefined }
-  );
+/** What is delivered: a risk alert, or an account's event for its own channels (`POST /rms/events`, source `agent`). */
+export type DeliveryContent =
+  | { alert: RiskAlert; source: AlertSource; event?: undefined }
+  | { event: AccountEventNotice; source: 'agent'; alert?: undefined };
+
+export type DeliveryJobData = DeliveryJobBase & DeliveryContent;
 
 /** The id (an alert's, or an event's delivery id) and the wallet of what a job delivers: the DLQ entry's. */
 export function subjectOf(data: DeliveryJobData): { id: string; walletAddress: string } {
