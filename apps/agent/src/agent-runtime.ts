@@ -14,6 +14,7 @@ import { Agent } from './loop/agent';
 import { RiskReader } from './loop/risk-reader';
 import { AgentMetrics } from './metrics/agent-metrics';
 import { MockService } from './mock/mock-service';
+import { createOwnerEvents } from './owner/owner-runtime';
 import { ServiceClient } from './service/service-client';
 import { statusOf } from './status/status-view';
 import { openAgentStore } from './store/agent-store';
@@ -34,7 +35,9 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
   const service = new ServiceClient(config.SERVICE_BASE_URL);
   const metrics = new AgentMetrics();
   const presigned = new PresignedCache();
-  const subscription = new SubscriptionKeeper(config, wallet, store, ledger, logger, mock);
+  // The owner's events (issue 17): `owner.events.emit(...)` is the one interface the acting code needs.
+  const owner = createOwnerEvents(config, wallet.address, store, logger, metrics);
+  const subscription = new SubscriptionKeeper(config, wallet, store, ledger, logger, { mock, metrics, owner: owner.events });
   const builder = new CloseBuilder(config, wallet.address, ledger, service, subscription, mock);
   const sender = new CloseSender(ledger, service, Math.min(1000, Math.max(250, config.POLL_INTERVAL_MS / 4)), (error) =>
     logger.warn({ err: error.message }, 'txb did not take the close for tracking (it is on the network already)'),
@@ -74,10 +77,12 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
     'agent starting',
   );
   agent.start();
+  owner.start(subscription);
   return {
     agent,
     async stop() {
       await agent.stop();
+      await owner.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;

@@ -8,6 +8,7 @@ import {
   describeConfig,
   loadConfig,
   redisOptions,
+  secretValuesOf,
 } from '@rp/platform-core';
 import { AgentConfig } from './config/agent.config';
 import { startAgent } from './agent-runtime';
@@ -30,7 +31,8 @@ async function main(): Promise<void> {
   const logger = createAppLogger({
     appName: 'agent',
     level: config.LOG_LEVEL,
-    secrets: [config.LEDGER_MNEMONIC, ...(config.STATUS_TOKEN ? [config.STATUS_TOKEN] : [])],
+    // Every @Secret setting's value (the mnemonic, STATUS_TOKEN, NOTIFY_WEBHOOK_URL) is scrubbed from each line.
+    secrets: secretValuesOf(config),
   });
   const redisSettings = config.configuredRedis();
   let redis: RedisClient | undefined;

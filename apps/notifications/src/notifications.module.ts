@@ -1,4 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AccountEventsController } from './account-events/account-events.controller';
+import { AccountEventsService } from './account-events/account-events.service';
 import { AlertIntake } from './alerts/alert-intake.service';
 import { TestMessageController } from './alerts/test-message.controller';
 import { AdminKeyGuard, WebhookSecretGuard } from './admin/secret-guards';
@@ -67,10 +69,11 @@ export class DeliveryModule {}
 @Module({ imports: [ConfigsModule, DeliveryModule], providers: [AlertIntake], exports: [AlertIntake, ConfigsModule] })
 export class AlertsModule {}
 
-/** Role `api`: registration, test message, webhook and DLQ routes. */
+/** Role `api`: registration, test message, webhook, account events and DLQ routes. */
 @Module({
   imports: [ConfigsModule, DeliveryModule, AlertsModule],
-  controllers: [ConfigsController, TestMessageController, WebhookController, DlqController],
+  controllers: [ConfigsController, TestMessageController, WebhookController, DlqController, AccountEventsController],
+  providers: [AccountEventsService],
 })
 export class NotificationRoutesModule {}
 

@@ -16,3 +16,4 @@ export * from './lib/subscription/subscription-error-code';
 export * from './lib/subscription/subscription-requests';
 export * from './lib/subscription/subscription-responses';
 export * from './lib/notifications/notification-requests';
+export * from './lib/notifications/account-event';

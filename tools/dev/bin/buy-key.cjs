@@ -1,27 +1,64 @@
 #!/usr/bin/env node
 // Buys an API key over x402 from a running stack (npm start) and prints it:
 //   npm run buy-key -- --email you@example.com [--wallet healthy|endangered|"<mnemonic>"] [--project "My app"]
-//                      [--gateway http://127.0.0.1:3000] [--rpc https://127.0.0.1:4443/rpc]
+//                      [--max-price 0.50] [--pay-to G...] [--gateway http://127.0.0.1:3000]
+//                      [--rpc https://127.0.0.1:4443/rpc]
 const path = require('node:path');
 const { parseArgs } = require('node:util');
+
+const USAGE = `usage: npm run buy-key -- --email you@example.com [options]
+
+Buys an API key with the direct x402 flow and prints it on stdout. The 402's offer is checked before anything is
+signed: scheme exact, the network's USDC, a price within --max-price, the receiver --pay-to when given.
+
+  --email <address>      email the key is bought with (required)
+  --wallet <name>        healthy (default), endangered, or a BIP-39 mnemonic in quotes
+  --project <name>       project name sent with the purchase
+  --max-price <usd>      the most the key may cost, decimal USD (default 0.50)
+  --pay-to <G-address>   pay only this receiver
+  --gateway <url>        the gateway (default $GATEWAY_URL or http://127.0.0.1:3000)
+  --rpc <url>            Soroban RPC, https (default $SANDBOX_RPC_URL or https://127.0.0.1:4443/rpc)
+  --help                 this text
+`;
+
+const fail = (message) => {
+  process.stderr.write(`buy-key: ${message}\n\n${USAGE}`);
+  process.exit(64);
+};
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      email: { type: 'string' },
+      wallet: { type: 'string', default: 'healthy' },
+      project: { type: 'string' },
+      'max-price': { type: 'string' },
+      'pay-to': { type: 'string' },
+      gateway: { type: 'string', default: process.env.GATEWAY_URL ?? 'http://127.0.0.1:3000' },
+      rpc: { type: 'string', default: process.env.SANDBOX_RPC_URL ?? 'https://127.0.0.1:4443/rpc' },
+      help: { type: 'boolean', default: false },
+    },
+  }));
+} catch (error) {
+  fail(error.message);
+}
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (!values.email) fail('--email is required');
+if (values['max-price'] !== undefined && !/^(0|[1-9]\d{0,8})(\.\d{1,7})?$/.test(values['max-price'])) {
+  fail(`--max-price must be a USD amount with at most 7 decimals (got "${values['max-price']}")`);
+}
+if (values['pay-to'] !== undefined && !/^G[A-Z2-7]{55}$/.test(values['pay-to'])) {
+  fail(`--pay-to must be a G-address (got "${values['pay-to']}")`);
+}
 
 process.env.SWC_NODE_PROJECT ??= path.resolve(__dirname, '../../../tsconfig.base.json');
 require('@swc-node/register');
 const { buyKey, mnemonicFor, trustSandbox } = require('../src/buy-key.ts');
 
-const { values } = parseArgs({
-  options: {
-    email: { type: 'string' },
-    wallet: { type: 'string', default: 'healthy' },
-    project: { type: 'string' },
-    gateway: { type: 'string', default: process.env.GATEWAY_URL ?? 'http://127.0.0.1:3000' },
-    rpc: { type: 'string', default: process.env.SANDBOX_RPC_URL ?? 'https://127.0.0.1:4443/rpc' },
-  },
-});
-if (!values.email) {
-  process.stderr.write('usage: npm run buy-key -- --email you@example.com [--wallet healthy] [--project name]\n');
-  process.exit(64);
-}
 trustSandbox();
 // The x402 libraries log verbose errors of their own; the outcome is printed below.
 console.error = () => undefined;
@@ -31,6 +68,8 @@ buyKey({
   mnemonic: mnemonicFor(values.wallet),
   email: values.email,
   projectName: values.project,
+  maxPriceUsd: values['max-price'],
+  payTo: values['pay-to'],
 }).then(
   ({ grant, txHash }) => {
     process.stdout.write(`${grant.apiKey}\n`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SubscriptionGrant } from '@rp/contracts';
-import { LedgerWallet, PurchaseError, purchaseKey } from '@rp/ledger';
+import { LedgerWallet, PurchaseError, purchaseKey, purchaseLimits } from '@rp/ledger';
 import { DEMO_WALLETS, trustSandboxCertificate } from '@rp/sandbox';
 import { WORKSPACE_ROOT } from './app-process';
 
@@ -14,14 +14,19 @@ export interface BuyKeyOptions {
   /** Soroban RPC the x402 client builds the payment with (the sandbox's TLS port by default). */
   rpcUrl: string;
   network?: 'stellar:testnet' | 'stellar:pubnet';
+  /** The most the key may cost, decimal USD (`DEFAULT_MAX_PRICE_USD` when unset): a dearer 402 is refused unsigned. */
+  maxPriceUsd?: string;
+  /** When set, the only receiver paid. */
+  payTo?: string;
 }
 
 export { PurchaseError };
 
 /** Buys an API key for the wallet of `mnemonic` with the library's direct x402 flow (`purchaseKey`). */
 export async function buyKey(options: BuyKeyOptions): Promise<{ grant: SubscriptionGrant; txHash: string }> {
-  const { mnemonic, ...rest } = options;
-  return purchaseKey({ ...rest, wallet: LedgerWallet.fromMnemonic(mnemonic) });
+  const { mnemonic, maxPriceUsd, payTo, ...rest } = options;
+  const limits = purchaseLimits({ network: options.network ?? 'stellar:testnet', maxPriceUsd, payTo });
+  return purchaseKey({ ...rest, limits, wallet: LedgerWallet.fromMnemonic(mnemonic) });
 }
 
 /** The demo wallets by name (`healthy`, `endangered`), or the mnemonic itself. */

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  ACCOUNT_EVENT_TYPES,
   BOT_TOKEN_SHAPE,
   CHAT_ID_SHAPE,
   isChannel,
@@ -75,6 +76,12 @@ const VALID: Record<string, (value: unknown) => boolean> = {
   recommendedAction: (v) => typeof v === 'string' && ['HOLD', 'WATCH', 'REPAY', 'LIQUIDATE'].includes(v),
   evaluatedAt: (v) => typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v),
   alert: () => false,
+  eventId: (v) => typeof v === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(v),
+  type: (v) => (ACCOUNT_EVENT_TYPES as readonly unknown[]).includes(v),
+  occurredAt: (v) => typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v),
+  txHash: (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v),
+  healthFactorBefore: (v) => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0),
+  detail: (v) => typeof v === 'string' && v.length <= 300 && !/[\p{Cc}\p{Cf}\p{Co}\p{Cn}]/u.test(v),
   routing: (v) =>
     typeof v === 'object' &&
     v !== null &&
@@ -251,6 +258,27 @@ describe('malformed requests to notifications', () => {
             : { 'x-webhook-secret': WEBHOOK_SECRET };
         return { method: 'POST' as const, path: `${NOTIFICATIONS}/webhook`, body, headers, auth: 'none' as const };
       },
+    ],
+    [
+      'POST /events',
+      (r: Random) => ({
+        method: 'POST' as const,
+        path: '/rms/events',
+        body: broken(
+          r,
+          {
+            eventId: `evt-fuzz-${r.int(1_000_000)}`,
+            type: r.pick([...ACCOUNT_EVENT_TYPES]),
+            walletAddress: r.pick(wallets),
+            occurredAt: new Date().toISOString(),
+            poolAddress: alertFor(r.pick(wallets)).poolAddress,
+            txHash: 'a'.repeat(64),
+            healthFactorBefore: 1.05,
+            detail: 'a close was sent',
+          },
+          ['eventId', 'type', 'walletAddress', 'occurredAt'],
+        ),
+      }),
     ],
     [
       'POST /dlq/:id/redrive',

@@ -39,7 +39,7 @@ const SPEC_SETTINGS = [
 /** DECISIONS.md's further agent settings. */
 const DECISIONS_SETTINGS = ['ACT_AT_RISK_LEVEL', 'CLOSE_STRATEGY', 'TARGET_HEALTH_FACTOR', 'STATUS_TOKEN'];
 /** Set by the chart from Secrets or fixed (HOST), never a plain value. */
-const CHART_MANAGED = ['LEDGER_MNEMONIC', 'DATABASE_URL', 'REDIS_URL', 'STATUS_TOKEN', 'HOST'];
+const CHART_MANAGED = ['LEDGER_MNEMONIC', 'DATABASE_URL', 'REDIS_URL', 'STATUS_TOKEN', 'NOTIFY_WEBHOOK_URL', 'HOST'];
 /** Agent settings the chart leaves to `extraEnv` on purpose: the image fixes NODE_ENV, URLs replace the parts. */
 const LEFT_TO_EXTRA_ENV = [
   'NODE_ENV',
@@ -61,6 +61,7 @@ const SECRET_SAMPLES: Record<string, string> = {
   DATABASE_URL: 'mongodb://agent:password@mongo:27017/agent',
   REDIS_URL: 'redis://:password@redis:6379',
   STATUS_TOKEN: 'status-token-0123456789abcdef',
+  NOTIFY_WEBHOOK_URL: 'https://discord.com/api/webhooks/1/owner-token',
 };
 
 const helmHome = mkdtempSync(join(tmpdir(), 'rp-helm-'));
@@ -146,6 +147,10 @@ describe('the agent chart', () => {
     ['an unknown risk level', withSettings({ ACT_AT_RISK_LEVEL: 'severe' }), /ACT_AT_RISK_LEVEL/],
     ['a port out of range', withSettings({ PORT: 70000 }), /at '\/settings\/PORT'/],
     ['a mistyped setting', withSettings({ POLL_INTERVAL: 1000 }), /POLL_INTERVAL/],
+    ['a key price of zero', withSettings({ SERVICE_MAX_PRICE: '0' }), /at '\/settings\/SERVICE_MAX_PRICE'/],
+    ['a receiver that is no account', withSettings({ SERVICE_PAY_TO: 'CBGG' }), /at '\/settings\/SERVICE_PAY_TO'/],
+    ['the webhook URL as a plain setting', withSettings({ NOTIFY_WEBHOOK_URL: 'https://discord.com/x' }), /NOTIFY_WEBHOOK_URL/],
+    ['a chat id that is not one', withSettings({ NOTIFY_TELEGRAM_CHAT_ID: 'chat' }), /NOTIFY_TELEGRAM_CHAT_ID/],
     ['a secret as a plain setting', withSettings({ LEDGER_MNEMONIC: MNEMONIC }), /LEDGER_MNEMONIC/],
     ['HOST through extraEnv', { ...minimal, extraEnv: { HOST: '127.0.0.1' } }, /invalid propertyName 'HOST'/],
     ['two replicas', { ...minimal, replicas: 2 }, /at '\/replicas'/],
@@ -162,6 +167,20 @@ describe('the agent chart', () => {
     const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as IDeployment;
     const env = new Map(deployment.spec!.template.spec!.containers[0].env!.map((e) => [e.name, e.value]));
     expect([env.get('POLL_INTERVAL_MS'), env.get('LOW_FEE_BALANCE_XLM')]).toEqual(['3600000', '5.5']);
+  });
+
+  it("keeps the owner's webhook URL given as a value in its Secret, never in the pod spec", () => {
+    const url = 'https://discord.com/api/webhooks/1/owner-token';
+    const objects = render(valuesFile({ ...minimal, notifyWebhookUrl: { value: url } }));
+    const secret = objects.find((o) => o.kind === 'Secret') as unknown as ISecret;
+    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as IDeployment;
+    expect(secret.stringData).toEqual({ LEDGER_MNEMONIC: MNEMONIC, NOTIFY_WEBHOOK_URL: url });
+    const env = deployment.spec!.template.spec!.containers[0].env!.find((e) => e.name === 'NOTIFY_WEBHOOK_URL');
+    expect(env).toEqual({
+      name: 'NOTIFY_WEBHOOK_URL',
+      valueFrom: { secretKeyRef: { name: secret.metadata!.name, key: 'NOTIFY_WEBHOOK_URL' } },
+    });
+    expect(JSON.stringify(deployment)).not.toContain('owner-token');
   });
 
   it("offers every setting of the spec's table, DECISIONS.md's and the agent's as a value or a Secret", () => {
@@ -294,6 +313,12 @@ describe.each([
       expect(deployment.spec!.template.metadata!.annotations?.['checksum/secret']).toMatch(/^[0-9a-f]{64}$/);
     } else {
       expect(secret).toBeUndefined();
+    }
+    if (name === 'existing-secret') {
+      expect(env.get('NOTIFY_WEBHOOK_URL')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'agent-alice-secrets',
+        key: 'NOTIFY_WEBHOOK_URL',
+      });
     }
     const plain = (container.env ?? []).filter((e) => e.value !== undefined && e.name in SECRET_SAMPLES);
     const embedded =

@@ -91,4 +91,41 @@ describe('agent settings', () => {
     const pool = 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA';
     expect(loadConfig(AgentConfig, { ...required, WATCHED_POOLS: ` ${pool} ,` }).WATCHED_POOLS).toEqual([pool]);
   });
+
+  it('reads the purchase limits as exact decimal USD, the spend cap three times the price unless set', () => {
+    const config = loadConfig(AgentConfig, required);
+    expect([config.SERVICE_MAX_PRICE, config.maxSpend30dUsd()]).toEqual(['0.50', '1.5']);
+    expect(loadConfig(AgentConfig, { ...required, SERVICE_MAX_PRICE: '0.2026' }).maxSpend30dUsd()).toBe('0.6078');
+    expect(loadConfig(AgentConfig, { ...required, SERVICE_MAX_SPEND_30D: '2' }).maxSpend30dUsd()).toBe('2');
+    for (const [name, value, message] of [
+      ['SERVICE_MAX_PRICE', '0', 'SERVICE_MAX_PRICE must be a USD amount above 0 with at most 7 decimals'],
+      ['SERVICE_MAX_PRICE', '0.12345678', 'SERVICE_MAX_PRICE must be a USD amount above 0'],
+      ['SERVICE_MAX_SPEND_30D', '-1', 'SERVICE_MAX_SPEND_30D must be a USD amount above 0'],
+      ['SERVICE_PAY_TO', 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA', 'SERVICE_PAY_TO must be a valid ledger G-address'],
+      ['SERVICE_PAYMENT_ASSET', 'GB3JDWCQJCWMJ3IILWIGDTQJJC5567PGVEVXSCVPEQOTDN64VJBDQBYX', 'SERVICE_PAYMENT_ASSET must be a valid contract C-address'],
+    ]) {
+      expect(() => loadConfig(AgentConfig, { ...required, [name]: value })).toThrow(message);
+    }
+  });
+
+  it("checks the owner's channels, and never shows the webhook URL", () => {
+    const hook = 'https://discord.com/api/webhooks/1/secret-hook-token';
+    const config = loadConfig(AgentConfig, {
+      ...required,
+      NOTIFY_TELEGRAM_CHAT_ID: '-1001234567890',
+      NOTIFY_EMAIL: 'owner@example.com',
+      NOTIFY_WEBHOOK_URL: hook,
+    });
+    expect(config.NOTIFY_TELEGRAM_CHAT_ID).toBe('-1001234567890');
+    expect(JSON.stringify(describeConfig(config))).not.toContain('secret-hook-token');
+    expect(() => loadConfig(AgentConfig, { ...required, NOTIFY_TELEGRAM_CHAT_ID: 'my chat' })).toThrow(
+      'NOTIFY_TELEGRAM_CHAT_ID must be a Telegram user id',
+    );
+    expect(() => loadConfig(AgentConfig, { ...required, NOTIFY_EMAIL: 'nobody' })).toThrow(
+      'NOTIFY_EMAIL must be an email address',
+    );
+    expect(() => loadConfig(AgentConfig, { ...required, NOTIFY_WEBHOOK_URL: 'ftp://x/secret-hook-token' })).toThrow(
+      /NOTIFY_WEBHOOK_URL must be an http:\/\/ or https:\/\/ URL \(value hidden\)/,
+    );
+  });
 });

@@ -1,4 +1,14 @@
-import { RISK_LEVELS, type RiskLevel, SLIPPAGE_BPS, isContractAddress, parseRiskLevel } from '@rp/contracts';
+import {
+  CHAT_ID_SHAPE,
+  IsContractAddress,
+  IsLedgerAccountAddress,
+  RISK_LEVELS,
+  type RiskLevel,
+  SLIPPAGE_BPS,
+  isContractAddress,
+  parseRiskLevel,
+} from '@rp/contracts';
+import { DEFAULT_MAX_PRICE_USD, baseUnitsToUsd, usdToBaseUnits } from '@rp/ledger';
 import {
   AppConfig,
   IsDuration,
@@ -26,6 +36,9 @@ import {
 
 const slippageMessage = `$property must be an integer number of basis points between ${SLIPPAGE_BPS.min} and ${SLIPPAGE_BPS.max}`;
 const levelMessage = `$property must be one of ${RISK_LEVELS.join(', ')} (or healthy, warn, alert, emergency)`;
+/** A USD amount above 0 with at most 7 decimals (the payment asset's precision). */
+const USD_AMOUNT = /^(?!0+(\.0+)?$)(0|[1-9]\d{0,8})(\.\d{1,7})?$/;
+const usdMessage = { message: '$property must be a USD amount above 0 with at most 7 decimals' };
 export const CLOSE_STRATEGIES = ['unwind', 'deleverage'] as const;
 export type CloseStrategy = (typeof CLOSE_STRATEGIES)[number];
 
@@ -144,5 +157,47 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
 
   actLevel(): RiskLevel {
     return parseRiskLevel(this.ACT_AT_RISK_LEVEL) ?? 'critical';
+  }
+
+  // Purchase limits and the owner's events (issue 17, ADR 019).
+
+  /** The most one API key may cost, decimal USD; a dearer 402 is refused before anything is signed. */
+  @Matches(USD_AMOUNT, usdMessage)
+  SERVICE_MAX_PRICE = DEFAULT_MAX_PRICE_USD;
+
+  /** The one asset the agent pays in (C-address); the network's USDC when unset. */
+  @IsOptional()
+  @IsContractAddress()
+  SERVICE_PAYMENT_ASSET?: string;
+
+  /** When set, the only receiver (G-address) the agent pays for its key. */
+  @IsOptional()
+  @IsLedgerAccountAddress()
+  SERVICE_PAY_TO?: string;
+
+  /** The most the agent signs for keys in any 30 days, decimal USD; three times SERVICE_MAX_PRICE when unset. */
+  @IsOptional()
+  @Matches(USD_AMOUNT, usdMessage)
+  SERVICE_MAX_SPEND_30D?: string;
+
+  /** Telegram chat (user id, negative group id or @channel) the owner is told in, by the service's bot. */
+  @IsOptional()
+  @Matches(CHAT_ID_SHAPE, { message: '$property must be a Telegram user id, a negative group id or an @channel name' })
+  NOTIFY_TELEGRAM_CHAT_ID?: string;
+
+  /** Email address the owner is told at. */
+  @IsOptional()
+  @IsEmail({}, { message: '$property must be an email address' })
+  NOTIFY_EMAIL?: string;
+
+  /** Discord or Slack incoming webhook the owner is told on (a secret: it carries the hook's token). */
+  @IsOptional()
+  @IsHttpUrl()
+  @Secret()
+  NOTIFY_WEBHOOK_URL?: string;
+
+  /** `SERVICE_MAX_SPEND_30D`, or three times `SERVICE_MAX_PRICE` (exact decimal arithmetic). */
+  maxSpend30dUsd(): string {
+    return this.SERVICE_MAX_SPEND_30D ?? baseUnitsToUsd(3n * usdToBaseUnits(this.SERVICE_MAX_PRICE));
   }
 }

@@ -20,4 +20,16 @@ describe('agent metrics', () => {
     expect(text).toContain('agent_decision_to_send_seconds_count 2\n');
     expect(text).toContain('agent_sends_total{path="presigned"} 1\n');
   });
+
+  it("renders refused offers by reason, payments by outcome and the owner's events", () => {
+    const metrics = new AgentMetrics();
+    metrics.paymentRefused('wrong_pay_to');
+    metrics.paymentRefused('wrong_pay_to');
+    metrics.payment('signed');
+    metrics.ownerEvent('subscription_renewed', 'delivered');
+    const text = metrics.render();
+    expect(text).toContain('agent_payment_refusals_total{reason="wrong_pay_to"} 2\n');
+    expect(text).toContain('agent_payments_total{outcome="signed"} 1\n');
+    expect(text).toContain('agent_owner_events_total{type="subscription_renewed",outcome="delivered"} 1\n');
+  });
 });

@@ -18,6 +18,9 @@ export class AgentMetrics {
   presignedAgeSeconds = 0;
   presignedEntries = 0;
   private readonly requests = new Map<string, { buckets: number[]; count: number; sum: number }>();
+  private readonly paymentRefusals = new Map<string, number>();
+  private readonly payments = new Map<string, number>();
+  private readonly ownerEvents = new Map<string, number>();
 
   /** One answered HTTP request, as every app reports them (`http_request_duration_seconds`). */
   request(method: string, route: string, status: number, seconds: number): void {
@@ -47,6 +50,22 @@ export class AgentMetrics {
     SEND_BUCKETS.forEach((bound, i) => {
       if (seconds <= bound) this.sendBuckets[i] += 1;
     });
+  }
+
+  /** A 402 offer refused by the purchase limits, by reason (nothing signed). */
+  paymentRefused(reason: string): void {
+    this.paymentRefusals.set(reason, (this.paymentRefusals.get(reason) ?? 0) + 1);
+  }
+
+  /** A payment for the key: `signed`, then `granted`, `refused` (by the service) or `expired`. */
+  payment(outcome: string): void {
+    this.payments.set(outcome, (this.payments.get(outcome) ?? 0) + 1);
+  }
+
+  /** An owner's event the service took (`delivered`) or refused (`rejected`). */
+  ownerEvent(type: string, outcome: string): void {
+    const key = `type="${type}",outcome="${outcome}"`;
+    this.ownerEvents.set(key, (this.ownerEvents.get(key) ?? 0) + 1);
   }
 
   render(): string {
@@ -82,6 +101,15 @@ export class AgentMetrics {
         `http_request_duration_seconds_sum{app="agent",${labels}} ${entry.sum}`,
         `http_request_duration_seconds_count{app="agent",${labels}} ${entry.count}`,
       ]),
+      '# HELP agent_payment_refusals_total Offers of the 402 refused by the purchase limits, by reason.',
+      '# TYPE agent_payment_refusals_total counter',
+      ...[...this.paymentRefusals].map(([reason, count]) => `agent_payment_refusals_total{reason="${reason}"} ${count}`),
+      '# HELP agent_payments_total Payments for the API key, by outcome (signed, granted, refused, expired).',
+      '# TYPE agent_payments_total counter',
+      ...[...this.payments].map(([outcome, count]) => `agent_payments_total{outcome="${outcome}"} ${count}`),
+      "# HELP agent_owner_events_total Owner's events the service took or refused, by type.",
+      '# TYPE agent_owner_events_total counter',
+      ...[...this.ownerEvents].map(([labels, count]) => `agent_owner_events_total{${labels}} ${count}`),
       '# HELP process_resident_memory_bytes Resident memory size in bytes.',
       '# TYPE process_resident_memory_bytes gauge',
       `process_resident_memory_bytes ${process.memoryUsage.rss()}`,

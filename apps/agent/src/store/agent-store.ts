@@ -16,6 +16,8 @@ export interface StoredKey {
   expiresAt: string;
   purchasedAt: string;
   txHash: string;
+  /** When the owner was told this key lapsed (once per key). */
+  lapsedAt?: string;
 }
 
 export type CloseOutcome = 'submitted' | 'confirmed' | 'failed' | 'skipped';
@@ -65,11 +67,53 @@ export interface Lease {
   until: number;
 }
 
+/**
+ * A payment the agent signed for its key (issue 17): kept sealed and sent again, identical, until it is collected or
+ * its authorization expires. Every one counts toward `SERVICE_MAX_SPEND_30D` from the moment it is signed: whoever
+ * holds it could settle it until it expires.
+ */
+export interface StoredPayment {
+  id: string;
+  wallet: string;
+  /** The payment headers, sealed like the key (`KeyVault`). */
+  sealedPayment: string;
+  /** Base units of `asset`. */
+  amount: string;
+  asset: string;
+  payTo: string;
+  network: string;
+  authExpiresLedger: number;
+  signedAt: string;
+  signedAtMs: number;
+  /** `signed`: sent or about to be, not collected; `granted`: it bought a key; `refused`: the service did not take it (not sent again); `expired`: its authorization passed without a key. */
+  state: 'signed' | 'granted' | 'refused' | 'expired';
+  /** The service's last answer about it. */
+  lastAnswer?: string;
+  txHash?: string;
+}
+
+/** One event for the wallet's owner, waiting in the outbox until the service has taken it (issue 17). */
+export interface StoredOwnerEvent {
+  id: string;
+  wallet: string;
+  type: string;
+  /** The event's fields as sent (`AccountEventRequest` without `eventId`, `walletAddress`). */
+  fields: Record<string, string | number | null>;
+  occurredAt: string;
+  createdAtMs: number;
+  state: 'pending' | 'delivered' | 'rejected';
+  attempts: number;
+  lastError?: string;
+  deliveredAt?: string;
+}
+
 export interface AgentStore {
   readonly description: string;
   readonly keys: Collection<StoredKey>;
   readonly audit: Collection<AuditRecord>;
   readonly leases: Collection<Lease>;
+  readonly payments: Collection<StoredPayment>;
+  readonly ownerEvents: Collection<StoredOwnerEvent>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -83,11 +127,17 @@ export async function openAgentStore(url: string | undefined): Promise<AgentStor
     store.collection<AuditRecord>({ name: 'agent_audit' }),
     store.collection<Lease>({ name: 'agent_leases' }),
   ]);
+  const [payments, ownerEvents] = await Promise.all([
+    store.collection<StoredPayment>({ name: 'agent_payments' }),
+    store.collection<StoredOwnerEvent>({ name: 'agent_owner_events' }),
+  ]);
   return {
     description: describeTarget(target),
     keys,
     audit,
     leases,
+    payments,
+    ownerEvents,
     ping: () => store.ping(),
     close: () => store.close(),
   };

@@ -21,4 +21,11 @@ describe('the sealed API key', () => {
     expect(() => new KeyVault(MNEMONIC, WALLET).open(altered)).toThrow();
     expect(() => new KeyVault(MNEMONIC, WALLET).open('plain')).toThrow('not a sealed key of this agent');
   });
+
+  it('seals payments under a key of their own: a sealed payment does not open as a key', () => {
+    const payments = new KeyVault(MNEMONIC, WALLET, 'payment');
+    const sealed = payments.seal('{"PAYMENT-SIGNATURE":"eyJ4NDAyVmVyc2lvbiI6Mn0="}');
+    expect(payments.open(sealed)).toBe('{"PAYMENT-SIGNATURE":"eyJ4NDAyVmVyc2lvbiI6Mn0="}');
+    expect(() => new KeyVault(MNEMONIC, WALLET).open(sealed)).toThrow();
+  });
 });

@@ -1,21 +1,21 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
-const SALT = 'rp-agent:api-key';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * Seals the agent's API key for the database: AES-256-GCM with a key derived from the mnemonic by HKDF-SHA256
- * (salt `rp-agent:api-key`, info: the wallet address). Whoever reads the database without the mnemonic learns
- * nothing; the mnemonic itself is never stored.
+ * Seals the agent's API key (and its signed payments) for the database: AES-256-GCM with a key derived from the
+ * mnemonic by HKDF-SHA256 (salt `rp-agent:<purpose>`, `rp-agent:api-key` for the key; info: the wallet address).
+ * Whoever reads the database without the mnemonic learns nothing; the mnemonic itself is never stored.
  */
 export class KeyVault {
   private readonly key: Buffer;
 
-  constructor(mnemonic: string, walletAddress: string) {
+  constructor(mnemonic: string, walletAddress: string, purpose: 'api-key' | 'payment' = 'api-key') {
+    const salt = `rp-agent:${purpose}`;
     this.key = Buffer.from(
-      hkdfSync('sha256', Buffer.from(mnemonic.normalize('NFKD'), 'utf8'), SALT, walletAddress, 32),
+      hkdfSync('sha256', Buffer.from(mnemonic.normalize('NFKD'), 'utf8'), salt, walletAddress, 32),
     );
   }
 

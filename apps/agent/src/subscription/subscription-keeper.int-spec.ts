@@ -23,7 +23,9 @@ describe('the subscription keeper', () => {
   });
   const wallet = LedgerWallet.fromMnemonic(MNEMONIC);
   const keeper = () =>
-    new SubscriptionKeeper(config, wallet, store, new LedgerView(config.CONTRACT_RPC_URL, wallet.address, undefined), logger, undefined, () => clock);
+    new SubscriptionKeeper(config, wallet, store, new LedgerView(config.CONTRACT_RPC_URL, wallet.address, undefined), logger, {
+      now: () => clock,
+    });
   const attempts = () => lines.filter((line) => line.includes('buying an API key')).length;
 
   beforeEach(async () => {

@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CHANNELS, type Channel, isAtLeast } from '@rp/contracts';
+import { CHANNELS, type Channel, type RiskLevel, isAtLeast } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
 import type { ChannelConfigRecord } from '../configs/notification-config';
 import { NotificationConfigRepository } from '../configs/notification-config.repository';
 import { SecretBox } from '../configs/secret-box';
-import { destinationOf } from '../delivery/destination';
+import { laneOf } from '../delivery/destination';
 import { DestinationLanes } from '../delivery/destination-lanes';
 import { NotificationsConfig } from '../config/notifications.config';
-import { deliveryJobId, type DeliveryJobData } from '../delivery/delivery-job';
+import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
 import { DeliveryQueue } from '../delivery/delivery-queue';
 import type { IntakeOptions, IntakeResult, RiskAlert } from './alert';
 import { AlertCooldown } from './cooldown';
@@ -45,25 +45,8 @@ export class AlertIntake {
       for (const c of eligible) suppressed.add(c.channel);
       return result(alert.alertId, [], suppressed);
     }
-    const queuedAt = Date.now();
-    const jobs = eligible.map((c) => {
-      const data: DeliveryJobData = {
-        alert,
-        channel: c.channel,
-        configId: c.id,
-        source: options.source,
-        queuedAt,
-        lane: this.laneOf(c),
-      };
-      return { jobId: deliveryJobId(alert.alertId, c.channel, c.id), data };
-    });
-    // Lanes first: a worker that picks a job up finds it in its lane, behind the jobs taken in before it. (A lane
-    // entry whose job was never added is dropped by the next job of the lane.)
-    await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
-    await this.deliveries.addBulk(jobs);
-    this.logger.debug(
-      `alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${jobs.length} channel(s)`,
-    );
+    const queued = await this.queue(alert.alertId, eligible, { alert, source: options.source });
+    this.logger.debug(`alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${queued} channel(s)`);
     return result(
       alert.alertId,
       eligible.map((c) => c.channel),
@@ -73,26 +56,34 @@ export class AlertIntake {
 
   /** Queues one alert to one configuration, whatever its level and the cooldown (the test message). */
   async queueTo(alert: RiskAlert, config: ChannelConfigRecord, source: IntakeOptions['source']): Promise<string> {
-    const jobId = deliveryJobId(alert.alertId, config.channel, config.id);
-    const data: DeliveryJobData = {
-      alert,
-      channel: config.channel,
-      configId: config.id,
-      source,
-      queuedAt: Date.now(),
-      lane: this.laneOf(config),
-    };
-    await this.lanes.enqueue(data.lane, jobId);
-    await this.deliveries.add(jobId, data);
-    return jobId;
+    await this.queue(alert.alertId, [config], { alert, source });
+    return deliveryJobId(alert.alertId, config.channel, config.id);
+  }
+
+  /**
+   * Queues what `content` carries (an alert, or an account's event) to each configuration: one job per
+   * configuration, its id derived from `id` (the same content twice is one job). Lanes first: a worker that picks a
+   * job up finds it in its lane, behind the jobs taken in before it. (A lane entry whose job was never added is
+   * dropped by the next job of the lane.) Returns how many jobs were queued.
+   */
+  async queue(id: string, configs: readonly ChannelConfigRecord[], content: DeliveryContent): Promise<number> {
+    const queuedAt = Date.now();
+    const jobs = configs.map((c) => {
+      const data: DeliveryJobData = { ...content, channel: c.channel, configId: c.id, queuedAt, lane: this.laneOf(c) };
+      return { jobId: deliveryJobId(id, c.channel, c.id), data };
+    });
+    await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
+    await this.deliveries.addBulk(jobs);
+    return jobs.length;
+  }
+
+  /** The cooldown of (wallet, key) at `level` (see `AlertCooldown`); `id` passes again once it started it. */
+  cooldownPasses(wallet: string, key: string, level: RiskLevel, force: boolean, id: string): Promise<boolean> {
+    return this.cooldown.pass(wallet, key, level, force, id);
   }
 
   private laneOf(config: ChannelConfigRecord): string {
-    try {
-      return destinationOf(config, this.box, this.config.MESSENGER_BOT_TOKEN).key;
-    } catch {
-      return `config:${config.id}`;
-    }
+    return laneOf(config, this.box, this.config.MESSENGER_BOT_TOKEN);
   }
 }
 

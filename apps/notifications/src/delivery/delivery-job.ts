@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Channel } from '@rp/contracts';
+import type { AccountEventNotice } from '../account-events/account-event-notice';
 import type { AlertSource, RiskAlert } from '../alerts/alert';
 
 export const DELIVERY_QUEUE = 'deliveries';
@@ -7,12 +8,10 @@ export const DELIVERY_QUEUE = 'deliveries';
 export const DELIVERY_ATTEMPTS = 5;
 export const BACKOFF_BASE_MS = 1000;
 
-/** What one delivery job carries: the alert and the channel configuration (by id) it goes to. */
-export interface DeliveryJobData {
-  alert: RiskAlert;
+/** What every delivery job carries besides what it delivers: the channel configuration (by id) it goes to. */
+interface DeliveryJobBase {
   channel: Channel;
   configId: string;
-  source: AlertSource;
   /** Epoch ms when the alert was taken in (intake -> delivered latency). */
   queuedAt: number;
   /** The destination's lane (ordering key), fixed at intake. */
@@ -21,6 +20,20 @@ export interface DeliveryJobData {
   firstAttemptAt?: number;
   /** Re-drives of this job from the DLQ so far. */
   redriven?: number;
+}
+
+/** What is delivered: a risk alert, or an account's event for its own channels (`POST /rms/events`, source `agent`). */
+export type DeliveryContent =
+  | { alert: RiskAlert; source: AlertSource; event?: undefined }
+  | { event: AccountEventNotice; source: 'agent'; alert?: undefined };
+
+export type DeliveryJobData = DeliveryJobBase & DeliveryContent;
+
+/** The id (an alert's, or an event's delivery id) and the wallet of what a job delivers: the DLQ entry's. */
+export function subjectOf(data: DeliveryJobData): { id: string; walletAddress: string } {
+  return data.event
+    ? { id: data.event.deliveryId, walletAddress: data.event.walletAddress }
+    : { id: data.alert.alertId, walletAddress: data.alert.address };
 }
 
 /** One job per (alert, channel configuration): the same alert twice is one job (BullMQ refuses duplicate ids). */

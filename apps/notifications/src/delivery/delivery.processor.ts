@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RedisClient } from '@rp/platform';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { renderAccountEvent } from '../account-events/account-event-message';
 import { renderAlert } from '../channels/alert-message';
 import { ChannelProviders } from '../channels/channel-providers';
 import { DeliveryError } from '../channels/delivery-error';
@@ -10,7 +11,7 @@ import { NotificationConfigRepository } from '../configs/notification-config.rep
 import { SecretBox } from '../configs/secret-box';
 import { DLQ_RETENTION_MS } from '../dlq/dead-letter';
 import { DeadLetterRepository } from '../dlq/dead-letter.repository';
-import { DELIVERY_ATTEMPTS, type DeliveryJobData } from './delivery-job';
+import { DELIVERY_ATTEMPTS, type DeliveryJobData, subjectOf } from './delivery-job';
 import { DeliveryMetrics } from './delivery-metrics';
 import { DeliveryQueue } from './delivery-queue';
 import { type Destination, MissingBotTokenError, destinationOf } from './destination';
@@ -63,7 +64,7 @@ export class DeliveryProcessor {
     const turn = await this.waitForTurn(job, token, destination);
     if (turn !== undefined) return turn;
 
-    const message = renderAlert(data.alert, data.source);
+    const message = data.event ? renderAccountEvent(data.event) : renderAlert(data.alert, data.source);
     for (;;) {
       try {
         await this.providers.send(destination.address, message);
@@ -166,10 +167,11 @@ export class DeliveryProcessor {
   ): Promise<never> {
     const data = job.data;
     const now = new Date();
+    const subject = subjectOf(data);
     await this.dlq.put({
       id: job.id as string,
-      alertId: data.alert.alertId,
-      walletAddress: data.alert.address,
+      alertId: subject.id,
+      walletAddress: subject.walletAddress,
       channel: data.channel,
       destination,
       attempts: job.attemptsMade + 1,

@@ -79,3 +79,12 @@ export function destinationOf(
     address: { channel: 'email', email },
   };
 }
+
+/** The lane (ordering key) of a configuration's deliveries; a configuration that cannot send gets a lane of its own. */
+export function laneOf(config: ChannelConfigRecord, box: SecretBox, defaultBotToken: string | undefined): string {
+  try {
+    return destinationOf(config, box, defaultBotToken).key;
+  } catch {
+    return `config:${config.id}`;
+  }
+}

@@ -1,5 +1,13 @@
 import { CAIP2_NETWORK, type LedgerNetwork } from '@rp/contracts';
-import { type LedgerKeypair, keypairFromSecret, networkPassphrase, settlementLanes, usdcContract } from '@rp/ledger';
+import {
+  type LedgerKeypair,
+  baseUnitsToUsd,
+  keypairFromSecret,
+  networkPassphrase,
+  settlementLanes,
+  usdToBaseUnits,
+  usdcContract,
+} from '@rp/ledger';
 import type { SubscriptionConfig } from '../config/subscription.config';
 
 /** Public testnet RPC, used when no `CONTRACT_RPC_URL` is set on testnet; pubnet has no default. */
@@ -33,18 +41,8 @@ export interface PaymentSettings {
   reconcileIntervalMs: number;
 }
 
-/** `'0.2026'` -> `2026000n`: exact decimal arithmetic on the string, never a float. */
-export function usdToBaseUnits(price: string, decimals = 7): bigint {
-  const [whole, fraction = ''] = price.split('.');
-  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0').slice(0, decimals) || '0');
-}
-
-/** `2026000n` -> `'0.2026'`: the decimal USD string of an amount in base units, without trailing zeros. */
-export function baseUnitsToUsd(amount: bigint, decimals = 7): string {
-  const scale = 10n ** BigInt(decimals);
-  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return fraction ? `${amount / scale}.${fraction}` : `${amount / scale}`;
-}
+// The USD conversions live in @rp/ledger (the agent's purchase limits use them too).
+export { baseUnitsToUsd, usdToBaseUnits };
 
 export function resolvePaymentSettings(config: SubscriptionConfig): PaymentSettings | undefined {
   const network = config.X402_LEDGER_NETWORK as LedgerNetwork;

@@ -41,9 +41,9 @@ float64, which would print 1e+06), booleans as true/false.
 {{- end -}}
 {{- end -}}
 
-{{/* Whether the chart creates a Secret (a mnemonic or a status token given as a value). */}}
+{{/* Whether the chart creates a Secret (a mnemonic, a status token or the owner's webhook given as a value). */}}
 {{- define "agent.ownsSecret" -}}
-{{- if or .Values.mnemonic.value (and .Values.statusToken .Values.statusToken.value) -}}true{{- end -}}
+{{- if or .Values.mnemonic.value (and .Values.statusToken .Values.statusToken.value) (and .Values.notifyWebhookUrl .Values.notifyWebhookUrl.value) -}}true{{- end -}}
 {{- end -}}
 
 {{- define "agent.claimName" -}}

@@ -6,3 +6,4 @@ export * from './exact-transfer';
 export * from './x402-messages';
 export * from './settlement-ledger';
 export * from './key-purchase';
+export * from './purchase-limits';

@@ -124,6 +124,12 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
           INTERNAL_TOKEN: internalToken,
           RMS_ADMIN_API_KEY: ADMIN_KEY,
           MESSENGER_API_URL: `${sandbox.url}/telegram`,
+          // The owner's channels (the agent's NOTIFY_* settings) deliver to the sandbox's stand-ins.
+          MESSENGER_BOT_TOKEN: `424242:${'C'.repeat(35)}`,
+          SMTP_HOST: '127.0.0.1',
+          SMTP_PORT: String(sandbox.smtpPort),
+          EMAIL_FROM: 'agent-owner@example.com',
+          NOTIFICATIONS_WEBHOOK_HOSTS: `127.0.0.1:${new URL(sandbox.url).port}`,
         })
       : undefined;
     if (notifications) started.push(notifications);
