@@ -7,7 +7,7 @@
  */
 import { fixedToNumber } from '@rp/ledger';
 import { UNIT } from '@rp/sandbox';
-import { type MetricSample, metricsUntil, scrape, total } from './support/app-metrics';
+import { type MetricSample, metricsUntil, reading, scrape, total } from './support/app-metrics';
 import { type MonitoringStack, startMonitoringStack } from './support/monitoring-stack';
 
 /** A ledger every two seconds; the monitor starts a round for each new one. */
@@ -38,10 +38,10 @@ function monitorProgress(samples: MetricSample[]): MonitorProgress {
   }
   return {
     rounds: total(samples, 'rms_monitor_round_duration_seconds_count', { outcome: 'completed' }),
-    walletsWatched: total(samples, 'rms_monitor_wallets_watched'),
+    walletsWatched: reading(samples, 'rms_monitor_wallets_watched'),
     positionsRead: total(samples, 'rms_monitor_positions_total', { source: 'ledger' }),
     alerts,
-    queueDepth: total(samples, 'notifications_queue_depth'),
+    queueDepth: reading(samples, 'notifications_queue_depth'),
   };
 }
 

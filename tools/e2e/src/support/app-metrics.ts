@@ -36,6 +36,13 @@ export function total(samples: MetricSample[], name: string, labels: Record<stri
     .reduce((sum, s) => sum + s.value, 0);
 }
 
+/** The value of the one sample named `name`; throws when the app exports none (a 0 must be a reading). */
+export function reading(samples: MetricSample[], name: string): number {
+  const found = samples.filter((s) => s.name === name);
+  if (found.length !== 1) throw new Error(`${found.length} samples named ${name}`);
+  return found[0].value;
+}
+
 /** Scrapes `app` until `check` holds for what `read` makes of it; the deadline only bounds a failure. */
 export async function metricsUntil<T>(
   app: AppProcess,
