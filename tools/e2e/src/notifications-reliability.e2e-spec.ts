@@ -177,6 +177,8 @@ describe('a delivery worker killed in the middle of deliveries', () => {
     // Three alerts per wallet: each destination's lane paces them about a second apart, so deliveries are in
     // flight for a few seconds; the held receiver's lane cannot move at all until it is released.
     const before = s.sandbox.channels.log.lastId;
+    // The held lane's alerts one after another, so that the order they are taken in is known.
+    for (const alertId of heldIds) await submit(s, alertFor(heldWallet, { alertId }));
     const submissions: Promise<void>[] = [];
     for (let round = 0; round < 3; round += 1) {
       for (const d of destinations) {
@@ -184,7 +186,6 @@ describe('a delivery worker killed in the middle of deliveries', () => {
         alertIds.push(alert.alertId);
         submissions.push(submit(s, alert));
       }
-      submissions.push(submit(s, alertFor(heldWallet, { alertId: heldIds[round] })));
     }
     await Promise.all(submissions);
     // The event that makes this "in the middle": the only worker has sent a delivery it cannot finish (the held
@@ -209,7 +210,9 @@ describe('a delivery worker killed in the middle of deliveries', () => {
     // Only the head of a destination's lane is ever sent, so the dead worker had at most one delivery per
     // destination in flight: at most one copy too many per destination.
     expect(worstDestination).toBeLessThanOrEqual(1);
-    // The held delivery it died with was sent again by the new worker and answered once; each held alert once.
+    // The held delivery it died with was sent again by the new worker and answered once; each held alert once, in
+    // the order they were taken in.
+    expect(held.requests[0].alertId).toBe(heldIds[0]);
     expect(held.requests.filter((r) => r.answered).map((r) => r.alertId)).toEqual(heldIds);
   }, 400_000);
 });
