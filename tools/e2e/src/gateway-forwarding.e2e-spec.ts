@@ -125,25 +125,33 @@ function gatewayTo(txb: string, env: Record<string, string> = {}): Promise<AppPr
   return startApp('gateway', { SUBSCRIPTION_URL: subscription.url, TXB_URL: txb, INTERNAL_TOKEN: TOKEN, ...env });
 }
 
+/** The recording upstream and a gateway to it (`env` on top), with a partner key issued through that gateway. */
+async function forwarding(env: Record<string, string>): Promise<{ gateway: AppProcess; service: Upstream }> {
+  const service = await upstream();
+  const gateway = await gatewayTo(service.url, env);
+  await issueKey(gateway);
+  return { gateway, service };
+}
+
+async function stopForwarding(gateway: AppProcess | undefined, service: Upstream | undefined): Promise<void> {
+  await gateway?.stop();
+  service?.server.closeAllConnections();
+  service?.server.close();
+}
+
 describe('the gateway forwarding to a service', () => {
   let gateway: AppProcess;
-  let service: Awaited<ReturnType<typeof upstream>>;
+  let service: Upstream;
 
   beforeAll(async () => {
-    service = await upstream();
     // The default UPSTREAM_TIMEOUT_MS (30 s): every upstream here answers at once, however busy the machine.
-    gateway = await gatewayTo(service.url, {
+    ({ gateway, service } = await forwarding({
       NOTIFICATIONS_URL: `http://127.0.0.1:${await freePort()}`,
       BODY_LIMIT: '4kb',
-    });
-    await issueKey(gateway);
+    }));
   }, 90_000);
 
-  afterAll(async () => {
-    await gateway?.stop();
-    service?.server.closeAllConnections();
-    service?.server.close();
-  });
+  afterAll(() => stopForwarding(gateway, service));
 
   it('passes method, path, query, headers and body bytes, and returns status, headers and body unchanged', async () => {
     const body = '{"email":"a@b.co", not json on purpose';
@@ -334,20 +342,14 @@ describe('the gateway forwarding to a service', () => {
 
 describe('a gateway whose service does not answer in time', () => {
   let gateway: AppProcess;
-  let service: Awaited<ReturnType<typeof upstream>>;
+  let service: Upstream;
 
   beforeAll(async () => {
-    service = await upstream();
     // A short timeout, here only: these upstream routes never answer (or stop answering), whatever the machine.
-    gateway = await gatewayTo(service.url, { UPSTREAM_TIMEOUT_MS: String(SHORT_UPSTREAM_TIMEOUT_MS) });
-    await issueKey(gateway);
+    ({ gateway, service } = await forwarding({ UPSTREAM_TIMEOUT_MS: String(SHORT_UPSTREAM_TIMEOUT_MS) }));
   }, 90_000);
 
-  afterAll(async () => {
-    await gateway?.stop();
-    service?.server.closeAllConnections();
-    service?.server.close();
-  });
+  afterAll(() => stopForwarding(gateway, service));
 
   it('answers 504 in the envelope when the service stays silent past the upstream timeout', async () => {
     const started = Date.now();

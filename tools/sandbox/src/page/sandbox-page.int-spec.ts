@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type RunningSandbox, startSandbox } from '../index';
 
 /**
@@ -18,7 +16,8 @@ describe('the sandbox page and the agent relay', () => {
       tlsPort: 0,
       smtpPort: 0,
       ledgerIntervalMs: 0,
-      agentStatusUrl: `http://127.0.0.1:${await closedPort()}/status`,
+      // Port 1 on loopback: privileged, nothing listens there.
+      agentStatusUrl: 'http://127.0.0.1:1/status',
     });
     without = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
   });
@@ -45,12 +44,3 @@ describe('the sandbox page and the agent relay', () => {
     expect(((await silent.json()) as { error: string }).error).toMatch(/^the agent did not answer: /);
   });
 });
-
-/** A loopback port nothing listens on: bound, then freed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
