@@ -56,6 +56,7 @@ export class AppProcess {
   readonly lines: string[] = [];
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
+  private readonly outputEnded: Promise<void>;
 
   constructor(private readonly options: AppProcessOptions) {
     this.app = options.app;
@@ -88,6 +89,7 @@ export class AppProcess {
       });
     }
     this.exited = new Promise((done) => this.child.once('exit', (code, signal) => done(code ?? (signal ? 128 : null))));
+    this.outputEnded = new Promise((done) => this.child.once('close', () => done()));
   }
 
   get pid(): number | undefined {
@@ -101,6 +103,11 @@ export class AppProcess {
   /** Resolves with the exit code once the process has ended. */
   whenExited(): Promise<number | null> {
     return this.exited;
+  }
+
+  /** Resolves once the process has ended and its output is read to the end: `lines` then holds every line. */
+  whenOutputEnded(): Promise<void> {
+    return this.outputEnded;
   }
 
   /** Waits until the ready path answers 200. Rejects if the process ends first or time runs out. */

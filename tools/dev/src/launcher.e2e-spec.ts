@@ -12,6 +12,10 @@ import { LauncherState } from './launcher';
 import { freePort } from './ports';
 
 const START = join(WORKSPACE_ROOT, 'tools/dev/bin/start.cjs');
+/** What of the agent's `GET /status` this test reads. */
+interface AgentView {
+  wallet: { address: string };
+}
 const BUY_KEY = join(WORKSPACE_ROOT, 'tools/dev/bin/buy-key.cjs');
 
 function alive(pid: number | undefined): boolean {
@@ -130,6 +134,13 @@ describe('npm start (the dev launcher)', () => {
     expect(html).toContain('Demo Pool');
     expect(html).toContain('demo wallet (near danger');
     expect(alive(state.sandbox.pid)).toBe(true);
+    // The page's Agent section: the sandbox relays the demo agent's own /status (the real agent, its wallet).
+    const agentStatus = (await (await fetch(`http://127.0.0.1:${ports['AGENT']}/status`)).json()) as AgentView;
+    const relayed = await fetch(`${sandboxUrl}/agent/status`);
+    expect(relayed.status).toBe(200);
+    const relayedStatus = (await relayed.json()) as AgentView;
+    expect(Object.keys(relayedStatus).sort()).toEqual(Object.keys(agentStatus).sort());
+    expect(relayedStatus.wallet.address).toBe(agentStatus.wallet.address);
 
     // The README's newcomer path: buy a key with the demo wallet, then call a protected route with it.
     const bought = spawnSync(

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT, checkSettings } from '@rp/dev';
-import { ALL_APPS, AppName, baseEnv } from './support/running-apps';
+import { ALL_APPS, AppName, baseEnv, startApp } from './support/running-apps';
 
 function run(
   app: AppName,
@@ -60,7 +60,20 @@ describe.each(['gateway', 'subscription', 'txb', 'notifications'] as const)(
 );
 
 describe('the agent in production', () => {
-  it('takes no calls from the gateway and has no INTERNAL_TOKEN to require', () => {
+  it('starts without an INTERNAL_TOKEN and serves nothing under /api/v1, where the gateway forwards', async () => {
+    // The check every service fails above: the agent's settings pass it.
     expect(() => checkSettings('agent', { ...baseEnv('agent'), NODE_ENV: 'production' })).not.toThrow();
-  });
+    // And the process itself runs: no INTERNAL_TOKEN, and no route a gateway could forward to.
+    const agent = await startApp('agent', { NODE_ENV: 'production', INTERNAL_TOKEN: '' });
+    try {
+      const forwarded = await fetch(`${agent.url}/api/v1/rms/risk/GABC`, { headers: { 'x-request-id': 'prod-agent' } });
+      expect(forwarded.status).toBe(404);
+      expect(await forwarded.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', requestId: 'prod-agent' });
+      const posted = await fetch(`${agent.url}/api/v1/txb/build`, { method: 'POST', body: '{}' });
+      expect(posted.status).toBe(405);
+      expect((await fetch(`${agent.url}/health/ready`)).status).toBe(200);
+    } finally {
+      await agent.stop();
+    }
+  }, 90_000);
 });

@@ -104,6 +104,12 @@ describe('the merged API document', () => {
 
   it('leaves out a path the gateway would not route to the service that documents it', async () => {
     const document = await docs().document();
+    // Both services documented /api/v1/elsewhere beside their own path: their own paths are kept, it is not.
+    expect(document['x-unavailable-services']).toEqual([{ service: 'notifications', reason: 'timeout' }]);
+    expect(Object.keys(document.paths).sort()).toEqual(['/api/v1/keys/things', '/api/v1/txb/things']);
+    expect(document.paths['/api/v1/keys/things']).toMatchObject({
+      get: { responses: { '200': { description: 'things' } } },
+    });
     expect(document.paths['/api/v1/elsewhere']).toBeUndefined();
   });
 

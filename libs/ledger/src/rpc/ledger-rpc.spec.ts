@@ -77,7 +77,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-const fast = (options: LedgerRpcOptions): LedgerRpc => new LedgerRpc({ timeoutMs: 500, backoffMs: 5, ...options });
+/**
+ * Short backoff, so retries cost nothing; the default 10 s attempt deadline, so that an answering stand-in is never
+ * taken for a silent one on a busy machine (only the hung-endpoint case sets a short deadline: nothing answers it).
+ */
+const fast = (options: LedgerRpcOptions): LedgerRpc => new LedgerRpc({ backoffMs: 5, ...options });
 
 function signedTx(): ReturnType<TransactionBuilder['build']> {
   const keypair = Keypair.random();

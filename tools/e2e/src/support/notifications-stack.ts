@@ -54,6 +54,8 @@ export interface NotificationsStackOptions {
   /** Worker processes beside an API-only process; 0 (default): one process in role `all`. */
   workers?: number;
   redisUrl?: string;
+  /** `host:port`s that webhooks may also go to, besides the sandbox's receiver (a test's own receiver). */
+  webhookHosts?: string[];
   env?: Record<string, string>;
 }
 
@@ -90,7 +92,7 @@ export async function startNotificationsStack(options: NotificationsStackOptions
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(sandbox.smtpPort),
       EMAIL_FROM: 'alerts@example.com',
-      NOTIFICATIONS_WEBHOOK_HOSTS: new URL(sandbox.url).host,
+      NOTIFICATIONS_WEBHOOK_HOSTS: [new URL(sandbox.url).host, ...(options.webhookHosts ?? [])].join(','),
       NOTIFICATIONS_KEY_PREFIX: `e2e${randomBytes(4).toString('hex')}`,
       RMS_ADMIN_API_KEY: ADMIN_KEY,
       RMS_WEBHOOK_SECRET: WEBHOOK_SECRET,
