@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdminKeyGuard } from './keys/admin-key.guard';
 import { IntrospectionController } from './keys/introspection.controller';
+import { KeyMigration } from './keys/key-migration';
 import { KeyRepository } from './keys/key.repository';
 import { KeysService } from './keys/keys.service';
 import { MeController } from './keys/me.controller';
@@ -15,6 +16,14 @@ import { SubscriptionsService } from './subscribe/subscriptions.service';
 @Module({
   imports: [PaymentModule],
   controllers: [SubscribeController, AssistedController, PartnerKeysController, IntrospectionController, MeController],
-  providers: [PaymentAnswers, AssistedPaymentService, SubscriptionsService, KeyRepository, KeysService, AdminKeyGuard],
+  providers: [
+    PaymentAnswers,
+    AssistedPaymentService,
+    SubscriptionsService,
+    KeyRepository,
+    KeysService,
+    KeyMigration,
+    AdminKeyGuard,
+  ],
 })
 export class SubscriptionModule {}

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { type KeyDescription, type KeyIntrospection, type KeyTier, type LedgerNetwork } from '@rp/contracts';
 import { generateApiKey, hashApiKey } from './api-key';
@@ -28,9 +29,14 @@ export class KeysService {
 
   constructor(private readonly keys: KeyRepository) {}
 
+  /**
+   * Issues a key. A bought key is its payment's live key: `LiveKeyExistsError` when the payment has one already
+   * (revoke it first; two requests collecting one payment at once: one wins, the other gets the error).
+   */
   async issue(request: KeyIssue): Promise<{ apiKey: string; record: KeyRecord }> {
     const apiKey = generateApiKey(request.network);
     const record = await this.keys.insert({
+      id: randomUUID(),
       hash: hashApiKey(apiKey),
       prefix: apiKey.slice(0, 12),
       tier: request.tier,
@@ -39,6 +45,7 @@ export class KeysService {
       email: request.email,
       projectName: request.projectName,
       paymentId: request.paymentId,
+      ...(request.paymentId && { livePaymentId: request.paymentId }),
       createdAt: new Date(),
       expiresAt: new Date(request.from.getTime() + request.durationDays * DAY_MS),
     });
