@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountOwnersController } from './keys/account-owners.controller';
 import { AdminKeyGuard } from './keys/admin-key.guard';
 import { IntrospectionController } from './keys/introspection.controller';
 import { KeyMigration } from './keys/key-migration';
@@ -15,7 +16,14 @@ import { SubscriptionsService } from './subscribe/subscriptions.service';
 
 @Module({
   imports: [PaymentModule],
-  controllers: [SubscribeController, AssistedController, PartnerKeysController, IntrospectionController, MeController],
+  controllers: [
+    SubscribeController,
+    AssistedController,
+    PartnerKeysController,
+    IntrospectionController,
+    AccountOwnersController,
+    MeController,
+  ],
   providers: [
     PaymentAnswers,
     AssistedPaymentService,

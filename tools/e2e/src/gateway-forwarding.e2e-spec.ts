@@ -61,6 +61,7 @@ function upstream(): Promise<Upstream> {
             burst: 120,
             expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
             email: null,
+            account: 'partner:forwarding',
           }),
         );
         return;

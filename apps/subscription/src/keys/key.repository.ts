@@ -10,7 +10,12 @@ export interface KeyRecord {
   tier: KeyTier;
   rateLimit: number;
   burst: number;
+  /** The contact the buyer typed (or the operator, for a partner key): the status lookup, never the account. */
   email: string;
+  /** `email` in lower case: how records made before accounts named it (`email:<lower case>`). */
+  emailKey: string;
+  /** Whose key it is (`wallet:<payer>`, `partner:<name>`): proven, never declared (ADR 015). */
+  account: string;
   projectName: string | null;
   paymentId: string | null;
   /**
@@ -101,6 +106,15 @@ export class KeyRepository {
       .matched;
   }
 
+  /** Keys stored before accounts existed (no `account`), a batch at a time. */
+  async withoutAccount(limit: number): Promise<KeyRecord[]> {
+    return (await this.keys()).find({ account: null }, { limit });
+  }
+
+  async setAccount(id: string, account: string, emailKey: string): Promise<void> {
+    await (await this.keys()).updateOne({ id }, { set: { account, emailKey } });
+  }
+
   /** Bought keys not revoked that do not hold their payment's live mark (stored before the rule existed). */
   async liveWithoutMark(): Promise<KeyRecord[]> {
     return (await this.keys()).find({ tier: 'standard', revokedAt: null, livePaymentId: null });
@@ -117,5 +131,11 @@ export class KeyRepository {
       }
       throw error;
     }
+  }
+
+  /** The distinct accounts of every key (revoked and expired included) with this email in lower case. */
+  async accountsWithEmail(emailKey: string): Promise<string[]> {
+    const keys = await (await this.keys()).find({ emailKey });
+    return [...new Set(keys.map((key) => key.account))].sort();
   }
 }

@@ -77,7 +77,7 @@ export class SubscriptionsService {
       from: record.paidAt ?? new Date(),
       email: record.email,
       projectName: record.projectName,
-      paymentId: record.id,
+      owner: { kind: 'payment', paymentId: record.id, payer: record.payer },
     });
     await this.payments.attachKey(record.id, key.id);
     return {
