@@ -7,6 +7,7 @@ import { AdminKeyGuard, WebhookSecretGuard } from './admin/secret-guards';
 import { ChannelProviders } from './channels/channel-providers';
 import { WebhookUrlPolicy } from './channels/webhook-url';
 import { NotificationsConfig } from './config/notifications.config';
+import { ConfigAccountMigration } from './configs/config-account-migration';
 import { ConfigsController } from './configs/configs.controller';
 import { ConfigsService } from './configs/configs.service';
 import { NotificationConfigRepository } from './configs/notification-config.repository';
@@ -35,10 +36,12 @@ import { WebhookController } from './webhook/webhook.controller';
       inject: [NotificationsConfig],
     },
     ConfigsService,
+    ConfigAccountMigration,
     AdminKeyGuard,
     WebhookSecretGuard,
   ],
   exports: [
+    ConfigAccountMigration,
     NotificationConfigRepository,
     SecretBox,
     WebhookUrlPolicy,

@@ -23,8 +23,11 @@ export interface DeliveryHarness {
   sandbox: RunningSandbox;
   app: NestFastifyApplication;
   config: NotificationsConfig;
-  /** A caller the gateway would vouch for; same `email` = same account. */
-  caller(email?: string | null): CallerIdentity;
+  /**
+   * A caller the gateway would vouch for: a fresh key of `account` (a fresh partner account when omitted), with
+   * `email` as its contact. The same email is never the same account.
+   */
+  caller(options?: { account?: string; email?: string | null }): CallerIdentity;
   call(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
@@ -67,14 +70,18 @@ export async function startDeliveryHarness(env: Record<string, string> = {}): Pr
     sandbox,
     app,
     config,
-    caller: (email = null) => ({
-      keyId: randomUUID(),
-      tier: 'standard',
-      rateLimit: 1000,
-      burst: 1000,
-      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-      email,
-    }),
+    caller: ({ account, email = null } = {}) => {
+      const keyId = randomUUID();
+      return {
+        keyId,
+        tier: 'standard',
+        rateLimit: 1000,
+        burst: 1000,
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+        email,
+        account: account ?? `partner:key-${keyId}`,
+      };
+    },
     call(method, path, options = {}) {
       const requestId = randomUUID();
       const text =

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AccountOwnersController } from './keys/account-owners.controller';
 import { AdminKeyGuard } from './keys/admin-key.guard';
 import { IntrospectionController } from './keys/introspection.controller';
+import { KeyMigration } from './keys/key-migration';
 import { KeyRepository } from './keys/key.repository';
 import { KeysService } from './keys/keys.service';
 import { MeController } from './keys/me.controller';
@@ -14,7 +16,22 @@ import { SubscriptionsService } from './subscribe/subscriptions.service';
 
 @Module({
   imports: [PaymentModule],
-  controllers: [SubscribeController, AssistedController, PartnerKeysController, IntrospectionController, MeController],
-  providers: [PaymentAnswers, AssistedPaymentService, SubscriptionsService, KeyRepository, KeysService, AdminKeyGuard],
+  controllers: [
+    SubscribeController,
+    AssistedController,
+    PartnerKeysController,
+    IntrospectionController,
+    AccountOwnersController,
+    MeController,
+  ],
+  providers: [
+    PaymentAnswers,
+    AssistedPaymentService,
+    SubscriptionsService,
+    KeyRepository,
+    KeysService,
+    KeyMigration,
+    AdminKeyGuard,
+  ],
 })
 export class SubscriptionModule {}

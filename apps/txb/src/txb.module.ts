@@ -5,6 +5,7 @@ import { TransactionAssembler } from './build/transaction-assembler';
 import { UnwindRouter } from './build/unwind-router';
 import { TxbLedger } from './ledger/txb-ledger';
 import { PositionReader } from './positions/position.reader';
+import { ProposalAccountMigration } from './proposals/proposal-account-migration';
 import { ProposalRepository } from './proposals/proposal.repository';
 import { ProposalsController } from './proposals/proposals.controller';
 import { ProposalsService } from './proposals/proposals.service';
@@ -24,6 +25,7 @@ import { TrackingRepository } from './tracking/tracking.repository';
     UnwindRouter,
     BuildService,
     ProposalRepository,
+    ProposalAccountMigration,
     ProposalsService,
     TransactionSender,
     SubmissionService,

@@ -28,8 +28,8 @@ export interface TxbHarness {
   scenario: LoadedScenario;
   app: NestFastifyApplication;
   rpc: LedgerRpc;
-  /** A caller identity as the gateway would vouch for it: a fresh account per call. */
-  caller(): CallerIdentity;
+  /** A caller identity as the gateway would vouch for it: a fresh key, of a fresh account unless one is given. */
+  caller(account?: string): CallerIdentity;
   call(
     method: 'GET' | 'POST',
     path: string,
@@ -99,14 +99,18 @@ export async function startTxbHarness(options: HarnessOptions): Promise<TxbHarne
     scenario,
     app,
     rpc,
-    caller: () => ({
-      keyId: randomUUID(),
-      tier: 'partner',
-      rateLimit: 1000,
-      burst: 1000,
-      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-      email: null,
-    }),
+    caller: (account) => {
+      const keyId = randomUUID();
+      return {
+        keyId,
+        tier: 'partner',
+        rateLimit: 1000,
+        burst: 1000,
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+        email: null,
+        account: account ?? `partner:key-${keyId}`,
+      };
+    },
     call(method, path, caller, body) {
       const requestId = randomUUID();
       // The signature covers the exact bytes sent: the JSON text supertest would have made of `body`.

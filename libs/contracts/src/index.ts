@@ -11,6 +11,8 @@ export * from './lib/txb/txb-requests';
 export * from './lib/txb/txb-responses';
 export * from './lib/validation/ledger-validators';
 export * from './lib/validation/ledger-values';
+export * from './lib/subscription/account';
+export * from './lib/subscription/account-owners';
 export * from './lib/subscription/api-key';
 export * from './lib/subscription/subscription-error-code';
 export * from './lib/subscription/subscription-requests';

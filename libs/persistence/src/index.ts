@@ -4,3 +4,4 @@ export * from './lib/document-store';
 export * from './lib/errors';
 export * from './lib/open-document-store';
 export * from './lib/persistence.module';
+export * from './lib/test-databases';

@@ -1,3 +1,5 @@
+export * from './lib/accounts/account-directory';
+export * from './lib/accounts/legacy-owners';
 export * from './lib/bootstrap/app-definition';
 export * from './lib/bootstrap/bootstrap';
 export * from './lib/bootstrap/create-app';

@@ -189,6 +189,7 @@ async function main(): Promise<void> {
       burst: key.burst,
       expiresAt: key.expiresAt,
       email: 'bench@example.com',
+      account: key.account,
     };
     const signed = () => {
       const requestId = randomUUID();

@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     burst: 1e6,
     expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     email: 'bench@example.com',
+    account: 'partner:bench',
   };
   const call = async (path: string, body: object, withIdentity: boolean) => {
     const text = JSON.stringify(body);

@@ -26,6 +26,7 @@ const identity = {
   burst: 1_000_000,
   expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
   email: 'bench@example.com',
+  account: 'partner:bench-monitor',
 };
 
 async function start(role: string, env: Record<string, string>): Promise<AppProcess> {

@@ -135,6 +135,7 @@ async function main(): Promise<void> {
       burst: 100_000,
       expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
       email: 'bench@example.com',
+      account: 'partner:bench',
     };
     const repayBody = JSON.stringify({
       action: 'REPAY',

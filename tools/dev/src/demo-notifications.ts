@@ -28,9 +28,17 @@ export async function registerDemoNotifications(
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
+  // One named partner account for every launch: each launch's key registers over the same configurations instead
+  // of adding another account's copies to a kept database (ADR 015).
   const issued = await post(
     '/keys/partners',
-    { email: 'demo-notifications@example.com', rateLimit: 600, burst: 600, durationDays: 365 },
+    {
+      email: 'demo-notifications@example.com',
+      partner: 'sandbox-demo',
+      rateLimit: 600,
+      burst: 600,
+      durationDays: 365,
+    },
     { 'x-admin-key': adminKey },
   );
   if (issued.status !== 201) return { registered: false, reason: `no key for the demo configs (${issued.status})` };

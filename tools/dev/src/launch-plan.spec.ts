@@ -28,6 +28,9 @@ describe('planLaunch', () => {
     const plan = planLaunch({ SUBSCRIPTION_PORT: '4101', GATEWAY_PORT: '4100', DEV_DATA_DIR: '/tmp/rp-data' }, redis);
     const env = Object.fromEntries(plan.apps.map(({ slot, env: appEnv }) => [slot.app, appEnv]));
     expect(env['gateway']['SUBSCRIPTION_URL']).toBe('http://127.0.0.1:4101');
+    // Notifications and txb ask the subscription service about records made before accounts (ADR 015).
+    expect(env['notifications']['SUBSCRIPTION_URL']).toBe('http://127.0.0.1:4101');
+    expect(env['txb']['SUBSCRIPTION_URL']).toBe('http://127.0.0.1:4101');
     expect(env['agent']['SERVICE_BASE_URL']).toBe('http://127.0.0.1:4100');
     expect(plan.dataDir).toBe('/tmp/rp-data');
   });

@@ -112,10 +112,14 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
     },
     txb: {
       ...ledger,
+      // Asked once at start about proposals built before accounts existed (ADR 015).
+      SUBSCRIPTION_URL: local('subscription'),
       ...(sandbox && { TXB_UNWIND_RECEIVER: sandbox.swapReceiver, TXB_ALLOWED_RPC_URLS: rpcUrl }),
     },
     notifications: {
       ...ledger,
+      // Asked once at start about configurations registered before accounts existed (ADR 015).
+      SUBSCRIPTION_URL: local('subscription'),
       NOTIFICATIONS_ROLE: 'all',
       RMS_ADMIN_API_KEY: adminKey,
       RMS_WEBHOOK_SECRET: webhookSecret,

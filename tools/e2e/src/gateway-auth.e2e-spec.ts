@@ -24,6 +24,7 @@ function standardKey(name: string, rateLimit = 60): Extract<KeyIntrospection, { 
     burst: 120,
     expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     email: 'e2e@example.com',
+    account: `partner:${name}`,
   };
 }
 

@@ -77,8 +77,13 @@ describe('buying an API key through the gateway', () => {
     expect(document.paths['/api/v1/keys/me']?.['get']).toBeDefined();
   });
 
-  it('does not expose the internal introspection route through the gateway', async () => {
-    for (const path of ['/internal/keys/introspect', '/api/v1/internal/keys/introspect']) {
+  it('does not expose the internal routes (introspection, owners of accounts) through the gateway', async () => {
+    for (const path of [
+      '/internal/keys/introspect',
+      '/api/v1/internal/keys/introspect',
+      '/internal/accounts/owners',
+      '/api/v1/internal/accounts/owners',
+    ]) {
       const answer = await fetch(`${stack.gateway.url}${path}`, {
         method: 'POST',
         headers: json,
@@ -130,7 +135,13 @@ describe('buying an API key through the gateway', () => {
 
     const me = await fetch(`${stack.api}/keys/me`, { headers: { Authorization: `Bearer ${grant['apiKey']}` } });
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ tier: 'standard', rateLimit: 60, burst: 120, email: 'direct@example.com' });
+    expect(await me.json()).toMatchObject({
+      tier: 'standard',
+      rateLimit: 60,
+      burst: 120,
+      email: 'direct@example.com',
+      account: `wallet:${payer.address}`,
+    });
 
     const status = await fetch(`${stack.api}/keys/subscribe/status?email=direct%40example.com`);
     expect(status.status).toBe(200);

@@ -191,11 +191,14 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
     const policy = policies.find((p) => p.metadata.name === app)!;
     expect(policy.spec?.podSelector).toEqual(deployment.spec!.selector);
     expect(policy.spec?.policyTypes).toEqual(['Ingress']);
+    const fromPods = (...names: string[]) => ({
+      from: names.map((name) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/name': name } } })),
+      ports: [{ port: 'http' }],
+    });
     expect(policy.spec?.ingress).toEqual([
-      {
-        from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } }],
-        ports: [{ port: 'http' }],
-      },
+      fromPods('gateway'),
+      // The notifications API and txb ask subscription which accounts own their records made before accounts.
+      ...(app === 'subscription' ? [fromPods('notifications', 'txb')] : []),
       {
         from: [
           {
@@ -235,6 +238,14 @@ describe.each(['k8s/base', 'k8s/overlays/production'])('the Kubernetes manifests
       NOTIFICATIONS_URL: `http://notifications:${defaultPort('notifications')}`,
     });
   });
+  it.each(['notifications', 'txb'])(
+    'point %s at the subscription service (owners of records made before accounts)',
+    (app) => {
+      const container = deployments.find((d) => d.metadata.name === app)!.spec!.template.spec!.containers[0];
+      const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+      expect(env['SUBSCRIPTION_URL']).toBe(`http://subscription:${defaultPort('subscription')}`);
+    },
+  );
 });
 
 describe('the production overlay', () => {
@@ -324,6 +335,11 @@ describe('the compose file', () => {
     expect(compose.services['agent'].environment?.['SERVICE_BASE_URL']).toBe(
       `http://gateway:${defaultPort('gateway')}`,
     );
+    for (const app of ['notifications', 'txb']) {
+      expect(compose.services[app].environment?.['SUBSCRIPTION_URL']).toBe(
+        `http://subscription:${defaultPort('subscription')}`,
+      );
+    }
   });
 });
 

@@ -46,8 +46,8 @@ export function identityOf(answer: KeyIntrospection): CallerIdentity {
   if (!answer.active) throw answer.reason === 'expired' ? keyExpired(answer.expiresAt) : invalidApiKey();
   let identity = identities.get(answer);
   if (!identity) {
-    const { keyId, tier, rateLimit, burst, expiresAt, email } = answer;
-    identity = { keyId, tier, rateLimit, burst, expiresAt, email };
+    const { keyId, tier, rateLimit, burst, expiresAt, email, account } = answer;
+    identity = { keyId, tier, rateLimit, burst, expiresAt, email, account };
     identities.set(answer, identity);
   }
   return identity;

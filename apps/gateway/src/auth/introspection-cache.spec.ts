@@ -6,7 +6,16 @@ const ID = fingerprint(KEY);
 const START = Date.parse('2027-01-01T00:00:00.000Z');
 
 function active(expiresAt: string): KeyIntrospection {
-  return { active: true, keyId: 'k1', tier: 'standard', rateLimit: 60, burst: 120, expiresAt, email: null };
+  return {
+    active: true,
+    keyId: 'k1',
+    tier: 'standard',
+    rateLimit: 60,
+    burst: 120,
+    expiresAt,
+    email: null,
+    account: 'partner:k1',
+  };
 }
 
 function setup(options: { activeTtlMs?: number; maxEntries?: number } = {}) {

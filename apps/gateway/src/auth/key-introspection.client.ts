@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, KEY_TIERS, KeyIntrospection } from '@rp/contracts';
+import { ErrorCode, KEY_TIERS, KeyIntrospection, isAccount } from '@rp/contracts';
 import { ApiError, HttpClient, UpstreamError } from '@rp/platform';
 import { GatewayConfig } from '../config/gateway.config';
 import { internalCallHeaders } from '../routing/internal-call';
@@ -95,7 +95,8 @@ function unavailable(): ApiError {
   });
 }
 
-function isKeyIntrospection(value: unknown): value is KeyIntrospection {
+/** What the gateway accepts as an introspection answer: anything else is treated as no answer (503). */
+export function isKeyIntrospection(value: unknown): value is KeyIntrospection {
   if (typeof value !== 'object' || value === null) return false;
   const answer = value as Record<string, unknown>;
   if (answer['active'] === false) return ['unknown', 'expired', 'revoked'].includes(answer['reason'] as string);
@@ -108,7 +109,8 @@ function isKeyIntrospection(value: unknown): value is KeyIntrospection {
     isPositiveNumber(answer['burst']) &&
     typeof answer['expiresAt'] === 'string' &&
     !Number.isNaN(Date.parse(answer['expiresAt'])) &&
-    (answer['email'] === null || typeof answer['email'] === 'string')
+    (answer['email'] === null || typeof answer['email'] === 'string') &&
+    isAccount(answer['account'])
   );
 }
 

@@ -64,6 +64,13 @@ export class NotificationsConfig extends StatefulServiceConfig {
   @IsEmail({}, { message: '$property must be an email address' })
   EMAIL_FROM?: string;
 
+  /**
+   * The subscription service (its internal `/internal/accounts/owners`): asked once, at the API's start, which
+   * accounts own configurations registered before accounts existed (ADR 015). Only when there are such records.
+   */
+  @IsHttpUrl()
+  SUBSCRIPTION_URL = 'http://127.0.0.1:3001';
+
   /** Which parts run in this process: the HTTP API, the monitor, the delivery workers, or all of them. */
   @IsIn(NOTIFICATIONS_ROLES, { message: `$property must be one of ${NOTIFICATIONS_ROLES.join(', ')}` })
   NOTIFICATIONS_ROLE: NotificationsRole = 'all';

@@ -16,8 +16,8 @@ describe('notification configurations', () => {
   afterAll(() => h?.close());
 
   it('registers the three channels for the account, masks secrets, stores them sealed, and deletes one', async () => {
-    const caller = h.caller('owner@example.com');
     const wallet = h.wallet();
+    const caller = h.caller({ account: `wallet:${wallet}`, email: 'owner@example.com' });
     const hook = h.hookUrl();
     const token = `777:${'b'.repeat(35)}`;
     const m = await h.call('POST', `${BASE}/messenger`, {
@@ -57,12 +57,25 @@ describe('notification configurations', () => {
     expect(text).not.toContain(token);
     expect(text).not.toContain(hook);
 
-    // Same account, other key: same configuration. Another account: 404.
-    const again = await h.call('GET', `${BASE}?walletAddress=${wallet}`, { caller: h.caller('OWNER@example.com') });
+    // Same account, other key (another email even): same configuration. Another account, with the owner's very
+    // email: 404 on every route, and its own registration changes nothing of the owner's.
+    const again = await h.call('GET', `${BASE}?walletAddress=${wallet}`, {
+      caller: h.caller({ account: caller.account, email: 'another@example.com' }),
+    });
     expect(again.status).toBe(200);
     expect(again.body.enabledChannels).toEqual(['messenger', 'channelhook', 'email']);
-    const stranger = h.caller('stranger@example.com');
+    const stranger = h.caller({ email: 'owner@example.com' });
     expect((await h.call('GET', `${BASE}?walletAddress=${wallet}`, { caller: stranger })).status).toBe(404);
+    const own = await h.call('POST', `${BASE}/messenger`, {
+      caller: stranger,
+      body: { walletAddress: wallet, messengerChatId: '999', enabledChannels: ['messenger'] },
+    });
+    expect(own.status).toBe(201);
+    const unchanged = await h.call('GET', `${BASE}?walletAddress=${wallet}`, { caller });
+    expect(unchanged.body).toMatchObject({
+      enabledChannels: ['messenger', 'channelhook', 'email'],
+      messengerChatId: '-1001234567890',
+    });
     expect((await h.call('DELETE', `${BASE}?walletAddress=${wallet}&channel=email`, { caller: stranger })).status).toBe(
       404,
     );
@@ -89,7 +102,7 @@ describe('notification configurations', () => {
   });
 
   it('enabledChannels on the messenger registration keeps only the listed channels enabled', async () => {
-    const caller = h.caller('toggle@example.com');
+    const caller = h.caller({ email: 'toggle@example.com' });
     const wallet = h.wallet();
     await h.call('POST', `${BASE}/email`, { caller, body: { walletAddress: wallet, email: 'a@example.com' } });
     const m = await h.call('POST', `${BASE}/messenger`, {

@@ -3,9 +3,12 @@ import { maskBotToken, maskWebhookUrl } from './masking';
 import type { ChannelConfigRecord } from './notification-config';
 import type { SecretBox } from './secret-box';
 
-/** Configurations belong to the API key's account: its email when the key has one, else the key itself. */
+/**
+ * What the caller's data belongs to: the account the gateway signed for its key (the paying wallet, or the partner
+ * the operator named; ADR 015), never the email a buyer typed. Every account-scoped route compares on this alone.
+ */
 export function accountOf(caller: CallerIdentity): string {
-  return caller.email ? `email:${caller.email.toLowerCase()}` : `key:${caller.keyId}`;
+  return caller.account;
 }
 
 export interface ChannelView {

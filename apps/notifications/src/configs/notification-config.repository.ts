@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Channel, type RiskLevel, compareRiskLevels } from '@rp/contracts';
-import { type Collection, type CollectionDefinition, DocumentStore } from '@rp/persistence';
+import { type Collection, type CollectionDefinition, DocumentStore, DuplicateKeyError } from '@rp/persistence';
 import type { ChannelConfigRecord } from './notification-config';
 
 export const CHANNEL_CONFIGS: CollectionDefinition = {
@@ -57,6 +57,33 @@ export class NotificationConfigRepository {
   /** Every enabled channel of a wallet, across the accounts that registered it. */
   async enabledFor(walletAddress: string): Promise<ChannelConfigRecord[]> {
     return (await this.configs()).find({ walletAddress, enabled: true });
+  }
+
+  /** Every configuration (the start-up scan for records made before accounts existed). */
+  async everyRecord(): Promise<ChannelConfigRecord[]> {
+    return (await this.configs()).find({});
+  }
+
+  async owned(accountId: string, walletAddress: string, channel: Channel): Promise<ChannelConfigRecord | null> {
+    return (await this.configs()).findOne({ accountId, walletAddress, channel });
+  }
+
+  /**
+   * Moves a configuration from one owner to another if it still has the first: 'moved', 'gone' (it changed owner
+   * or was deleted meanwhile), or 'taken' when the new owner has this wallet's channel already.
+   */
+  async reassign(id: string, from: string, to: string): Promise<'moved' | 'gone' | 'taken'> {
+    try {
+      const result = await (await this.configs()).updateOne({ id, accountId: from }, { set: { accountId: to } });
+      return result.matched ? 'moved' : 'gone';
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return 'taken';
+      throw error;
+    }
+  }
+
+  async removeById(id: string): Promise<boolean> {
+    return (await (await this.configs()).delete({ id })) > 0;
   }
 
   async byId(id: string): Promise<ChannelConfigRecord | null> {

@@ -29,7 +29,7 @@ describe('delivery', () => {
 
   /** A wallet with the three channels registered (minimum `low` unless told) and where they send. */
   async function registered(minRiskLevel = 'low', hookKind: 'discord' | 'slack' = 'discord') {
-    const caller = h.caller(`${Math.random().toString(36).slice(2)}@example.com`);
+    const caller = h.caller({ email: `${Math.random().toString(36).slice(2)}@example.com` });
     const wallet = h.wallet();
     chats += 1;
     const chatId = String(chats);

@@ -15,13 +15,15 @@ import { notificationsApp } from '../notifications.app';
 import { RiskRoutesModule } from './risk.module';
 
 const TOKEN = 'internal-token-for-risk-integration-tests';
+const keyId = randomUUID();
 const caller: CallerIdentity = {
-  keyId: randomUUID(),
+  keyId,
   tier: 'partner',
   rateLimit: 1000,
   burst: 1000,
   expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
   email: null,
+  account: `partner:key-${keyId}`,
 };
 
 async function riskApp(env: Record<string, string>): Promise<NestFastifyApplication> {

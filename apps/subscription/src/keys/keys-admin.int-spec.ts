@@ -69,8 +69,31 @@ describe('partner keys, introspection and revocation', () => {
       burst: 1000,
       expiresAt: issued.body.expiresAt,
       email: 'partner@example.com',
+      account: `partner:key-${issued.body.keyId}`,
     });
+    expect(issued.body.account).toBe(`partner:key-${issued.body.keyId}`);
   });
+
+  it('gives partner keys issued with one name one account, and an unnamed key an account of its own', async () => {
+    const terms = { rateLimit: 60, burst: 60, durationDays: 1 };
+    const first = await issuePartner({ email: 'ops@acme.example', partner: 'acme', ...terms });
+    const second = await issuePartner({ email: 'other@acme.example', partner: 'acme', ...terms });
+    const unnamed = await issuePartner({ email: 'ops@acme.example', ...terms });
+    expect([first.status, second.status, unnamed.status]).toEqual([201, 201, 201]);
+    expect((await introspect(first.body.apiKey)).body.account).toBe('partner:acme');
+    expect((await introspect(second.body.apiKey)).body.account).toBe('partner:acme');
+    // The same email is no account: the unnamed key shares nothing with the named ones.
+    expect((await introspect(unnamed.body.apiKey)).body.account).toBe(`partner:key-${unnamed.body.keyId}`);
+  });
+
+  it.each(['ACME', 'acme corp', '-acme', 'a'.repeat(65), 'acme:other', 'wallet:x'])(
+    'refuses the partner name %j, naming the field',
+    async (partner) => {
+      const answer = await issuePartner({ email: 'p@example.com', rateLimit: 1, burst: 1, durationDays: 1, partner });
+      expect(answer.status).toBe(400);
+      expect(answer.body.details).toEqual([{ field: 'partner', message: expect.stringContaining('lower-case') }]);
+    },
+  );
 
   it.each([
     ['no admin key', null, 403, 'INVALID_ADMIN_KEY'],
@@ -107,7 +130,7 @@ describe('partner keys, introspection and revocation', () => {
       from: new Date(Date.now() - 31 * 86_400_000),
       email: 'expired@example.com',
       projectName: null,
-      paymentId: null,
+      owner: { kind: 'partner', name: null },
     });
     expect((await introspect(apiKey)).body).toEqual({
       active: false,
@@ -148,7 +171,7 @@ describe('partner keys, introspection and revocation', () => {
       from: paidAt,
       email: 'lapsed@example.com',
       projectName: null,
-      paymentId: payment.id,
+      owner: { kind: 'payment', paymentId: payment.id, payer: payment.payer },
     });
     const path = '/api/v1/keys/subscribe/status?email=lapsed%40example.com';
     const status = await request(server()).get(path).set(signed('GET', path));

@@ -1,5 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { type KeyDescription, type KeyIntrospection, type KeyTier, type LedgerNetwork } from '@rp/contracts';
+import {
+  type KeyDescription,
+  type KeyIntrospection,
+  type KeyTier,
+  type LedgerNetwork,
+  partnerAccount,
+  unnamedPartnerAccount,
+  walletAccount,
+} from '@rp/contracts';
 import { generateApiKey, hashApiKey } from './api-key';
 import { type KeyRecord, KeyRepository } from './key.repository';
 
@@ -7,6 +16,12 @@ const DAY_MS = 86_400_000;
 
 /** Said with every newly issued key. */
 export const KEY_SHOWN_ONCE = 'Store this API key now: it is displayed only once and cannot be recovered.';
+
+/**
+ * Who a key is for, as proven: a settled payment (the key's account is the paying wallet, and it becomes the
+ * payment's one live key), or an operator's partner key (the account the operator named, or the key alone).
+ */
+export type KeyOwner = { kind: 'payment'; paymentId: string; payer: string } | { kind: 'partner'; name: string | null };
 
 export interface KeyIssue {
   network: LedgerNetwork;
@@ -18,7 +33,7 @@ export interface KeyIssue {
   from: Date;
   email: string;
   projectName: string | null;
-  paymentId: string | null;
+  owner: KeyOwner;
 }
 
 /** Issues, resolves and revokes API keys. The plain key leaves this class once, in `issue`'s answer. */
@@ -28,17 +43,27 @@ export class KeysService {
 
   constructor(private readonly keys: KeyRepository) {}
 
+  /**
+   * Issues a key. A bought key is its payment's live key: `LiveKeyExistsError` when the payment has one already
+   * (revoke it first; two requests collecting one payment at once: one wins, the other gets the error).
+   */
   async issue(request: KeyIssue): Promise<{ apiKey: string; record: KeyRecord }> {
     const apiKey = generateApiKey(request.network);
+    const id = randomUUID();
+    const { owner } = request;
     const record = await this.keys.insert({
+      id,
       hash: hashApiKey(apiKey),
       prefix: apiKey.slice(0, 12),
       tier: request.tier,
       rateLimit: request.rateLimit,
       burst: request.burst,
       email: request.email,
+      emailKey: request.email.toLowerCase(),
+      account: accountOf(owner, id),
       projectName: request.projectName,
-      paymentId: request.paymentId,
+      paymentId: owner.kind === 'payment' ? owner.paymentId : null,
+      ...(owner.kind === 'payment' && { livePaymentId: owner.paymentId }),
       createdAt: new Date(),
       expiresAt: new Date(request.from.getTime() + request.durationDays * DAY_MS),
     });
@@ -94,5 +119,11 @@ export function describeKey(record: KeyRecord): KeyDescription {
     burst: record.burst,
     expiresAt: record.expiresAt.toISOString(),
     email: record.email,
+    account: record.account,
   };
+}
+
+function accountOf(owner: KeyOwner, keyId: string): string {
+  if (owner.kind === 'payment') return walletAccount(owner.payer);
+  return owner.name ? partnerAccount(owner.name) : unnamedPartnerAccount(keyId);
 }

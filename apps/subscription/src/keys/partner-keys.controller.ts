@@ -21,7 +21,12 @@ export class PartnerKeysController {
 
   @Post('partners')
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Issue a partner key with custom rate limit, burst and duration (admin)' })
+  @ApiOperation({
+    summary: 'Issue a partner key with custom rate limit, burst and duration (admin)',
+    description:
+      'The key belongs to the account `partner:<partner>`, shared by every key issued with that name; without ' +
+      '`partner` the key is an account of its own (`partner:key-<keyId>`). The answer names the account.',
+  })
   async issue(@Body() body: PartnerKeyRequest) {
     const network = this.config.X402_LEDGER_NETWORK as LedgerNetwork;
     const { apiKey, record } = await this.keys.issue({
@@ -33,7 +38,7 @@ export class PartnerKeysController {
       from: new Date(),
       email: body.email,
       projectName: body.projectName ?? null,
-      paymentId: null,
+      owner: { kind: 'partner', name: body.partner ?? null },
     });
     return {
       apiKey,
@@ -42,6 +47,7 @@ export class PartnerKeysController {
       rateLimit: record.rateLimit,
       burst: record.burst,
       expiresAt: record.expiresAt.toISOString(),
+      account: record.account,
       durationDays: body.durationDays,
       network,
       message: KEY_SHOWN_ONCE,

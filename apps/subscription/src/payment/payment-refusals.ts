@@ -3,7 +3,8 @@ import type { ExactRule } from '@rp/ledger';
 /**
  * Why a payment was not taken, as the payment service says it; the HTTP edge (subscribe/payment-answers.ts) turns
  * each into a status and a code. Nothing moved and nothing was charged for any of them, except `failed_on_ledger`
- * (the ledger kept the fee, the payer's money stayed).
+ * (the ledger kept the fee, the payer's money stayed) and `collecting` (paid: the key is in another answer, or
+ * collected again by sending the same payment).
  */
 export type PaymentRefusal =
   /** The payment cannot be read (400, naming the field). */
@@ -20,6 +21,11 @@ export type PaymentRefusal =
   | { kind: 'replayed' }
   /** Being settled right now (409, Retry-After). */
   | { kind: 'in_progress'; txHash?: string; retryAfterSeconds: number }
+  /**
+   * Settled (paid), but another request collecting the same payment at this moment issued its key first (409,
+   * Retry-After). The one live key is in that request's answer; the same payment sent again collects a fresh one.
+   */
+  | { kind: 'collecting'; txHash?: string; retryAfterSeconds: number }
   /** The payer's payments keep failing on the ledger (429, Retry-After). */
   | { kind: 'payer_cooling_down'; retryAfterSeconds: number }
   /** Our own contention or limits: every lane busy, fees above our cap, a send rejected (503, Retry-After). */

@@ -142,6 +142,17 @@ export class PaymentAnswers {
           headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
           ...(refusal.txHash && { body: { txHash: refusal.txHash } }),
         });
+      case 'collecting':
+        return new ApiError(
+          409,
+          Code.PAYMENT_IN_PROGRESS,
+          'This payment is settled and another request collecting it got its key first; the same payment sent again ' +
+            'collects a fresh key, which replaces that one',
+          {
+            headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
+            ...(refusal.txHash && { body: { txHash: refusal.txHash } }),
+          },
+        );
       case 'payer_cooling_down':
         return new ApiError(
           429,

@@ -9,7 +9,7 @@ import {
 import type { SettlementReceipt } from '@rp/ledger';
 import { ApiError } from '@rp/platform';
 import { SubscriptionConfig } from '../config/subscription.config';
-import { KeyRepository } from '../keys/key.repository';
+import { KeyRepository, LiveKeyExistsError } from '../keys/key.repository';
 import { KeysService } from '../keys/keys.service';
 import { PaymentContext } from '../payment/payment-context';
 import type { PaymentRefusal } from '../payment/payment-refusals';
@@ -37,7 +37,10 @@ export class SubscriptionsService {
 
   /**
    * Takes the payment and issues the key it pays for. A buyer collecting a payment settled before (its answer was
-   * lost, or it was 202) gets a fresh key for it, and the key issued before for that payment is revoked.
+   * lost, or it was 202) gets a fresh key for it, and the key issued before for that payment is revoked. A payment
+   * has one live key at any moment, whatever the driver: its key holds the payment in a uniquely indexed field
+   * until it is revoked, so of requests collecting one payment at once each revoke-and-issue either wins (its key
+   * replaces the one before) or finds another request's key just issued and answers 409 `collecting` (ADR 015).
    */
   async purchase(claim: PaymentClaim): Promise<PurchaseOutcome> {
     const outcome = await this.payment.accept(claim);
@@ -47,7 +50,13 @@ export class SubscriptionsService {
     }
     const { record } = outcome;
     if (outcome.recovered || record.keyId) await this.keys.revokeForPayment(record.id);
-    const grant = await this.grant(record);
+    let grant: SubscriptionGrant;
+    try {
+      grant = await this.grant(record);
+    } catch (error) {
+      if (!(error instanceof LiveKeyExistsError)) throw error;
+      return { kind: 'refused', refusal: { kind: 'collecting', txHash: record.txHash, retryAfterSeconds: 1 } };
+    }
     const { settings } = this.context.current();
     return {
       kind: 'granted',
@@ -68,7 +77,7 @@ export class SubscriptionsService {
       from: record.paidAt ?? new Date(),
       email: record.email,
       projectName: record.projectName,
-      paymentId: record.id,
+      owner: { kind: 'payment', paymentId: record.id, payer: record.payer },
     });
     await this.payments.attachKey(record.id, key.id);
     return {

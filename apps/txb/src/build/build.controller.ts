@@ -37,7 +37,7 @@ export class BuildController {
   @ApiErrorResponse(502, 'LEDGER_UNAVAILABLE: the ledger RPC failed')
   @ApiErrorResponse(503, 'NOT_CONFIGURED, STORE_UNAVAILABLE')
   async build(@Caller() caller: CallerIdentity, @Body() body: BuildTransactionRequest): Promise<BuildResponse> {
-    const outcome = await this.builds.build(caller.keyId, body);
+    const outcome = await this.builds.build(caller.account, body);
     if (!outcome.ok) throw buildRefusalError(outcome.refusal);
     return outcome.answer;
   }

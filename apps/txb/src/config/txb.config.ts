@@ -22,6 +22,13 @@ export class TxbConfig extends ServiceConfig {
   )
   TXB_ALLOWED_RPC_URLS: string[] = [];
 
+  /**
+   * The subscription service (its internal `/internal/accounts/owners`): asked at start which accounts own the
+   * proposals built before accounts existed (they held the key id; ADR 015). Only when there are such proposals.
+   */
+  @IsHttpUrl()
+  SUBSCRIPTION_URL = 'http://127.0.0.1:3001';
+
   /** Flash-loan receiver contract (swap/multicall router) used by UNWIND. */
   @IsOptional()
   @IsContractAddress()

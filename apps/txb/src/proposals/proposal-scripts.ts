@@ -36,3 +36,21 @@ export const RELEASE_LEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
+
+/**
+ * Gives a proposal another owner if it still has the one given: its `accountId` field and its entry in the owner's
+ * per-wallet list move together (ADR 015: proposals built before accounts held the key id).
+ *
+ * KEYS: 1 the proposal's hash, 2 the old owner's list for the wallet, 3 the new owner's list for the wallet.
+ * ARGV: 1 id, 2 old owner, 3 new owner, 4 createdAt (the list's score).
+ * Returns 1 when moved, 0 when the proposal is gone or has another owner.
+ */
+export const REASSIGN_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'accountId') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'accountId', ARGV[3])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+local keep = redis.call('PTTL', KEYS[1])
+if keep > 0 and redis.call('PTTL', KEYS[3]) < keep then redis.call('PEXPIRE', KEYS[3], keep) end
+return 1
+`;

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
 import type { ProposalFailure, ProposalRecord } from './proposal';
-import { TRANSITION_SCRIPT } from './proposal-scripts';
+import { REASSIGN_SCRIPT, TRANSITION_SCRIPT } from './proposal-scripts';
 
 /** Terminal proposals stay readable this long (DECISIONS.md). */
 export const TERMINAL_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -138,6 +138,44 @@ export class ProposalRepository {
     const [applied, status] = reply as [number, string];
     if (applied === 1) return { applied: true, previous: status as ProposalStatus };
     return { applied: false, current: isStatus(status) ? status : undefined };
+  }
+
+  /**
+   * Proposals whose owner is a bare key id (built before accounts existed, ADR 015): every account has a kind
+   * before a colon (`wallet:`, `partner:`), a key id has none.
+   */
+  async ownedByKeyIds(): Promise<{ id: string; keyId: string; walletAddress: string; createdAt: number }[]> {
+    const found: { id: string; keyId: string; walletAddress: string; createdAt: number }[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.within(this.redis.scan(cursor, 'MATCH', KEYS.proposal('*'), 'COUNT', 500));
+      cursor = next;
+      const pipeline = this.redis.pipeline();
+      for (const key of keys) pipeline.hmget(key, 'id', 'accountId', 'walletAddress', 'createdAt');
+      const answers = keys.length > 0 ? ((await this.within(pipeline.exec())) ?? []) : [];
+      for (const [error, fields] of answers) {
+        const [id, owner, walletAddress, createdAt] = (error ? [] : fields) as (string | null)[];
+        if (id && owner && walletAddress && !owner.includes(':')) {
+          found.push({ id, keyId: owner, walletAddress, createdAt: Number(createdAt) });
+        }
+      }
+    } while (cursor !== '0');
+    return found;
+  }
+
+  /** Moves a proposal from one owner to another if it still has the first; false when it did not. */
+  async reassign(
+    proposal: { id: string; walletAddress: string; createdAt: number },
+    from: string,
+    to: string,
+  ): Promise<boolean> {
+    const keys = [
+      KEYS.proposal(proposal.id),
+      KEYS.owner(from, proposal.walletAddress),
+      KEYS.owner(to, proposal.walletAddress),
+    ];
+    const args = [proposal.id, from, to, String(proposal.createdAt)];
+    return (await this.within(this.redis.eval(REASSIGN_SCRIPT, keys.length, ...keys, ...args))) === 1;
   }
 
   /** Marks a pending proposal failed because it expired unsigned. */

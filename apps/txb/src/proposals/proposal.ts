@@ -11,7 +11,10 @@ export interface ProposalFailure {
 /** A proposal as stored: what the build answered, whose it is, and how far its transaction got. */
 export interface ProposalRecord {
   id: string;
-  /** The API key's account (the key id the gateway vouched for): only it may list or submit the proposal. */
+  /**
+   * The account of the API key that built it (`wallet:<G...>`, `partner:<name>`, as the gateway signed it): only that
+   * account's keys may list or submit the proposal. Proposals built before accounts held the key id (ADR 015).
+   */
   accountId: string;
   walletAddress: string;
   action: TxbAction;

@@ -15,7 +15,7 @@ export class ProposalsController {
 
   @Get('proposals')
   @ApiOperation({
-    summary: "A wallet's proposals built with your API key",
+    summary: "A wallet's proposals built by your account (any of its API keys)",
     description: 'Newest first, live ones and those that ended in the last 24 hours. Other accounts see none of them.',
   })
   @ApiOkResponse({
@@ -23,7 +23,7 @@ export class ProposalsController {
     schema: PROPOSALS_RESPONSE_SCHEMA,
   })
   async list(@Caller() caller: CallerIdentity, @Query() query: ProposalsQuery): Promise<ProposalsResponse> {
-    const proposals = await this.proposals.list(caller.keyId, query.wallet);
+    const proposals = await this.proposals.list(caller.account, query.wallet);
     return { success: true, proposals, total: proposals.length, timestamp: new Date().toISOString() };
   }
 }

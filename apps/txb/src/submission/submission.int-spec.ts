@@ -152,6 +152,28 @@ describe('submitting signed proposals', () => {
     expect(sendCount()).toBe(sends);
   });
 
+  it('keeps proposals to the account: another of its keys lists and submits one, another account none', async () => {
+    const account = `partner:team-${Date.now().toString(36)}`;
+    const builder = { ...h.caller(account), email: 'team@example.com' };
+    const colleague = h.caller(account);
+    // Another account whose key carries the same email: the email is a contact, never an account.
+    const stranger = { ...h.caller(), email: 'team@example.com' };
+    const wallet = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, extraUsdc: 10n * UNIT });
+    const built = await buildRepay(builder, wallet);
+    const list = (who: CallerIdentity) => h.call('GET', `/api/v1/txb/proposals?wallet=${wallet.address}`, who);
+    expect((await list(colleague)).body.proposals.map((p: { id: string }) => p.id)).toEqual([built.proposal.id]);
+    expect((await list(stranger)).body).toMatchObject({ proposals: [], total: 0 });
+
+    const signed = h.sign(wallet, built.transaction.transactionXdr);
+    const sends = sendCount();
+    const refused = await submit(stranger, { transactionXdr: signed });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 404, code: 'PROPOSAL_NOT_FOUND' });
+    expect(sendCount()).toBe(sends);
+    const accepted = await submit(colleague, { transactionXdr: signed });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toEqual({ success: true, txHash: hashOf(signed) });
+  });
+
   it('refuses what is not a signed envelope of a proposal of yours, with a clear 4xx and nothing sent', async () => {
     const caller = h.caller();
     const wallet = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, extraUsdc: 10n * UNIT });

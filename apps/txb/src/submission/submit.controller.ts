@@ -31,7 +31,7 @@ export class SubmitController {
   @ApiErrorResponse(502, 'LEDGER_UNAVAILABLE: no answer; the transaction is kept and followed')
   @ApiErrorResponse(503, 'LEDGER_BUSY (Retry-After), NOT_CONFIGURED, STORE_UNAVAILABLE')
   async submit(@Caller() caller: CallerIdentity, @Body() body: SubmitTransactionRequest): Promise<SubmitResponse> {
-    const outcome = await this.submissions.submit(caller.keyId, body);
+    const outcome = await this.submissions.submit(caller.account, body);
     if (!outcome.ok) throw submitRefusalError(outcome.refusal);
     return { success: true, txHash: outcome.txHash };
   }

@@ -63,7 +63,12 @@ export interface AgentStack {
   status(agent: AppProcess): Promise<AgentStatus>;
   metrics(agent: AppProcess): Promise<string>;
   /** Polls the agent's status until `check` holds. */
-  until(agent: AppProcess, check: (status: AgentStatus) => boolean, what: string, timeoutMs?: number): Promise<AgentStatus>;
+  until(
+    agent: AppProcess,
+    check: (status: AgentStatus) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<AgentStatus>;
   /** The wallet sends a transaction of its own (a harmless approval): its sequence number moves on. */
   spendSequence(owner: AgentWallet): Promise<void>;
   /** Sets the XLM oracle price (7 decimals). */
@@ -86,7 +91,12 @@ let wallets = 0;
 
 /** The sandbox in this process; subscription, txb and the gateway as real processes; agents added per test. */
 export async function startAgentStack(options: AgentStackOptions): Promise<AgentStack> {
-  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: options.ledgerIntervalMs ?? 250 });
+  const sandbox = await startSandbox({
+    port: 0,
+    tlsPort: 0,
+    smtpPort: 0,
+    ledgerIntervalMs: options.ledgerIntervalMs ?? 250,
+  });
   const scenario = sandbox.scenario as LoadedScenario;
   const internalToken = randomBytes(24).toString('hex');
   const dataDir = mkdtempSync(join(tmpdir(), 'rp-agent-e2e-'));
@@ -191,7 +201,9 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
           if (last && check(last)) return last;
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
-        throw new Error(`agent never reached: ${what}; last status ${JSON.stringify(last)}\n${agent.lines.slice(-15).join('\n')}`);
+        throw new Error(
+          `agent never reached: ${what}; last status ${JSON.stringify(last)}\n${agent.lines.slice(-15).join('\n')}`,
+        );
       },
       async spendSequence(owner) {
         const account = await findAccount(rpc, owner.address);
@@ -199,7 +211,12 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
         const latest = (await rpc.getLatestLedger()).sequence;
         const prepared = await prepareInvocation(rpc, {
           source: account,
-          operation: new TokenClient(rpc, scenario.usdc).approveInvocation(owner.address, scenario.paymentReceiver, 1n, latest + 100),
+          operation: new TokenClient(rpc, scenario.usdc).approveInvocation(
+            owner.address,
+            scenario.paymentReceiver,
+            1n,
+            latest + 100,
+          ),
           validUntil: new Date(Date.now() + 60_000),
           network: 'ledger:testnet',
         });
@@ -213,7 +230,10 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
       },
       async position(wallet) {
         const pool = await reader.loadPool(scenario.pool);
-        const [prices, positions] = await Promise.all([reader.loadPrices(pool), reader.loadPositions(scenario.pool, [wallet])]);
+        const [prices, positions] = await Promise.all([
+          reader.loadPrices(pool),
+          reader.loadPositions(scenario.pool, [wallet]),
+        ]);
         const held = positions.get(wallet) ?? { collateral: new Map(), liabilities: new Map(), supply: new Map() };
         const summary = summarizePositions(pool.reserves, prices, held);
         return {

@@ -13,7 +13,12 @@ export interface BorrowerPosition {
 }
 
 /** Funds `address` with 100 XLM for fees and opens its position in the demo pool (XLM collateral, USDC debt). */
-export function openBorrower(sandbox: RunningSandbox, address: string, label: string, position: BorrowerPosition): void {
+export function openBorrower(
+  sandbox: RunningSandbox,
+  address: string,
+  label: string,
+  position: BorrowerPosition,
+): void {
   const scenario = sandbox.scenario as LoadedScenario;
   const setup = sandbox.control.setup;
   setup.fund(address, 100n * UNIT, label);

@@ -64,6 +64,28 @@ export const BURSTY_GATEWAY = { PUBLIC_RATE_LIMIT: '600000', PUBLIC_BURST: '1000
 
 let wallets = 0;
 
+/** What a notifications process needs to deliver to the sandbox's stand-ins (Telegram, webhooks, SMTP). */
+export function notificationsSettings(
+  sandbox: RunningSandbox,
+  internalToken: string,
+  redisUrl: string = REDIS_URL,
+): Record<string, string> {
+  return {
+    REDIS_URL: redisUrl,
+    INTERNAL_TOKEN: internalToken,
+    CONTRACT_RPC_URL: sandbox.rpcUrl,
+    MESSENGER_API_URL: `${sandbox.url}/telegram`,
+    MESSENGER_BOT_TOKEN: BOT_TOKEN,
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: String(sandbox.smtpPort),
+    EMAIL_FROM: 'alerts@example.com',
+    NOTIFICATIONS_WEBHOOK_HOSTS: new URL(sandbox.url).host,
+    NOTIFICATIONS_KEY_PREFIX: `e2e${randomBytes(4).toString('hex')}`,
+    RMS_ADMIN_API_KEY: ADMIN_KEY,
+    RMS_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  };
+}
+
 /** The sandbox in this process; subscription, notifications (API and workers) and the gateway as real processes. */
 export async function startNotificationsStack(options: NotificationsStackOptions = {}): Promise<NotificationsStack> {
   const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0, scenario: 'empty' });
@@ -84,20 +106,11 @@ export async function startNotificationsStack(options: NotificationsStackOptions
     });
     started.push(subscription);
     const notificationsEnv: Record<string, string> = {
-      REDIS_URL: options.redisUrl ?? REDIS_URL,
-      INTERNAL_TOKEN: internalToken,
-      CONTRACT_RPC_URL: sandbox.rpcUrl,
-      MESSENGER_API_URL: `${sandbox.url}/telegram`,
-      MESSENGER_BOT_TOKEN: BOT_TOKEN,
-      SMTP_HOST: '127.0.0.1',
-      SMTP_PORT: String(sandbox.smtpPort),
-      EMAIL_FROM: 'alerts@example.com',
+      ...notificationsSettings(sandbox, internalToken, options.redisUrl ?? REDIS_URL),
       NOTIFICATIONS_WEBHOOK_HOSTS: [new URL(sandbox.url).host, ...(options.webhookHosts ?? [])].join(','),
-      NOTIFICATIONS_KEY_PREFIX: `e2e${randomBytes(4).toString('hex')}`,
-      RMS_ADMIN_API_KEY: ADMIN_KEY,
-      RMS_WEBHOOK_SECRET: WEBHOOK_SECRET,
       // A file both roles share (the API writes configurations, workers read them).
       DATABASE_URL: `sqlite://${databaseFile}`,
+      SUBSCRIPTION_URL: subscription.url,
       ...options.env,
     };
     const separate = (options.workers ?? 0) > 0;

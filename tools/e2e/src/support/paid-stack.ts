@@ -30,6 +30,22 @@ export interface PaidStackOptions {
   ledgerIntervalMs?: number;
 }
 
+/** A subscription service taking payments on the sandbox (its demo receiver and sponsor), signed calls only. */
+export function paidSubscriptionSettings(
+  sandbox: RunningSandbox,
+  scenario: LoadedScenario,
+  internalToken: string,
+): Record<string, string> {
+  return {
+    X402_PAYMENT_ADDRESS_LEDGER: scenario.paymentReceiver,
+    X402_FACILITATOR_LEDGER_SECRET_KEY: scenario.sponsor.secret,
+    X402_LEDGER_NETWORK: 'ledger:testnet',
+    CONTRACT_RPC_URL: sandbox.rpcUrl,
+    RMS_ADMIN_API_KEY: ADMIN_KEY,
+    INTERNAL_TOKEN: internalToken,
+  };
+}
+
 /** The sandbox in this process, the subscription service and the gateway as real processes in front of it. */
 export async function startPaidStack(options: PaidStackOptions = {}): Promise<PaidStack> {
   const sandbox = await startSandbox({
@@ -45,12 +61,7 @@ export async function startPaidStack(options: PaidStackOptions = {}): Promise<Pa
   let subscription: AppProcess | undefined;
   try {
     subscription = await startApp('subscription', {
-      X402_PAYMENT_ADDRESS_LEDGER: scenario.paymentReceiver,
-      X402_FACILITATOR_LEDGER_SECRET_KEY: scenario.sponsor.secret,
-      X402_LEDGER_NETWORK: 'ledger:testnet',
-      CONTRACT_RPC_URL: sandbox.rpcUrl,
-      RMS_ADMIN_API_KEY: ADMIN_KEY,
-      INTERNAL_TOKEN: internalToken,
+      ...paidSubscriptionSettings(sandbox, scenario, internalToken),
       ...options.subscriptionEnv,
     });
     const gateway = await startApp('gateway', {
@@ -91,7 +102,11 @@ export async function startPaidStack(options: PaidStackOptions = {}): Promise<Pa
 let walletCounter = 0;
 
 /** A fresh SEP-5 wallet (an unused index of `mnemonic`) funded with 10 XLM and `usdc` base units of USDC. */
-export function freshWallet(stack: PaidStack, usdc: bigint, mnemonic: string): LedgerWallet {
+export function freshWallet(
+  stack: Pick<PaidStack, 'sandbox' | 'scenario'>,
+  usdc: bigint,
+  mnemonic: string,
+): LedgerWallet {
   walletCounter += 1;
   const wallet = LedgerWallet.fromMnemonic(mnemonic, { index: 100 + walletCounter });
   stack.sandbox.control.setup.fund(wallet.address, 100_000_000n, `e2e wallet ${walletCounter}`);

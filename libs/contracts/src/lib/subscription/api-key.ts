@@ -22,7 +22,10 @@ export interface CallerIdentity {
   /** Bucket capacity. */
   burst: number;
   expiresAt: string;
+  /** The contact the key was bought or issued with: never an account (two buyers with one email are two). */
   email: string | null;
+  /** What the key's data belongs to: `wallet:<G...>`, `partner:<name>` (see `account.ts`). */
+  account: string;
 }
 
 /**

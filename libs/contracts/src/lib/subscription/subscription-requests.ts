@@ -13,6 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { IsLedgerAccountAddress } from '../validation/ledger-validators';
+import { PARTNER_NAME_PATTERN } from './account';
 
 const PROJECT_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._\-/()&+]*$/u;
 
@@ -91,4 +92,15 @@ export class PartnerKeyRequest extends SubscribeRequest {
   @Min(1)
   @Max(3650)
   durationDays!: number;
+
+  /**
+   * The partner's name: the key's account is `partner:<partner>`, shared by every key issued with that name.
+   * Omitted: the key is an account of its own (`partner:key-<keyId>`).
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(PARTNER_NAME_PATTERN, {
+    message: 'partner must be 1 to 64 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit',
+  })
+  partner?: string;
 }

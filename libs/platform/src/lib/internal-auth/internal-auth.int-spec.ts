@@ -29,6 +29,7 @@ const IDENTITY: CallerIdentity = {
   burst: 1000,
   expiresAt: '2030-01-01T00:00:00.000Z',
   email: null,
+  account: 'partner:acme',
 };
 
 class Note {
@@ -194,11 +195,14 @@ describe('a service with INTERNAL_TOKEN set', () => {
     expect((await postNote(second, tampered)).status).toBe(403);
   });
 
-  it('refuses a tampered identity', async () => {
+  it.each([
+    ['key', { keyId: 'someone-else' }],
+    ['account', { account: 'partner:someone-else' }],
+  ])('refuses a tampered identity (another %s)', async (_part, change) => {
     const headers = signedHeaders('GET', '/api/v1/accounts/me', { identity: IDENTITY });
     const response = await request(server())
       .get('/api/v1/accounts/me')
-      .set({ ...headers, [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity({ ...IDENTITY, keyId: 'someone-else' }) });
+      .set({ ...headers, [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity({ ...IDENTITY, ...change }) });
     expect(response.status).toBe(403);
   });
 

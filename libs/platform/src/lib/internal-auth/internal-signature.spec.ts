@@ -23,6 +23,7 @@ const IDENTITY: CallerIdentity = {
   burst: 120,
   expiresAt: '2027-01-01T00:00:00.000Z',
   email: 'a@b.co',
+  account: 'wallet:GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6',
 };
 
 const BODY = '{"action":"REPAY"}';
@@ -54,6 +55,11 @@ describe('internal request signatures', () => {
     expect(headers[INTERNAL_BODY_HASH_HEADER]).toBe(createHash('sha256').update(BODY).digest('hex'));
     expect(headers[INTERNAL_SIGNATURE_HEADER]).toMatch(/^v2=[0-9a-f]{64}$/);
     expect(headers[INTERNAL_IDENTITY_HEADER]).toBe(encodeCallerIdentity(IDENTITY));
+  });
+
+  it('signs every field of the identity, the account included', () => {
+    const decoded = JSON.parse(Buffer.from(encodeCallerIdentity(IDENTITY), 'base64url').toString('utf8'));
+    expect(decoded).toEqual(IDENTITY);
   });
 
   it('signs exactly the documented string: v2, timestamp, nonce, method, path, request id, identity, body hash', () => {
@@ -111,6 +117,11 @@ describe('internal request signatures', () => {
       'identity',
       (r: ReturnType<typeof signed>) =>
         (r.headers[INTERNAL_IDENTITY_HEADER] = encodeCallerIdentity({ ...IDENTITY, keyId: 'key-2' })),
+    ],
+    [
+      "identity's account",
+      (r: ReturnType<typeof signed>) =>
+        (r.headers[INTERNAL_IDENTITY_HEADER] = encodeCallerIdentity({ ...IDENTITY, account: 'partner:someone-else' })),
     ],
     ['path', (r: ReturnType<typeof signed>) => (r.path = '/api/v1/txb/build?dry=0')],
     ['method', (r: ReturnType<typeof signed>) => (r.method = 'DELETE')],
@@ -178,13 +189,18 @@ describe('internal request signatures', () => {
     expect(verifyInternalRequest(TOKEN, truncated, NOW)).toEqual({ ok: false, reason: 'bad signature' });
   });
 
-  it('refuses a correctly signed identity that is not a caller identity', () => {
+  it.each([
+    ['an unknown tier', { tier: 'gold' }],
+    ['no account', { account: undefined }],
+    ['an email for an account', { account: 'email:a@b.co' }],
+    ['a key id for an account', { account: 'key-1' }],
+  ])('refuses a correctly signed identity that is not a caller identity: %s', (_case, change) => {
     const headers = signInternalRequest({
       token: TOKEN,
       method: 'GET',
       path: '/x',
       requestId: 'r',
-      identity: { ...IDENTITY, tier: 'gold' } as unknown as CallerIdentity,
+      identity: { ...IDENTITY, ...change } as unknown as CallerIdentity,
       now: NOW,
     });
     expect(

@@ -1,5 +1,5 @@
 import { type KeyObject, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
-import { CallerIdentity, KEY_TIERS } from '@rp/contracts';
+import { CallerIdentity, KEY_TIERS, isAccount } from '@rp/contracts';
 import { REQUEST_ID_HEADER } from '../logging/request-context';
 
 export const INTERNAL_TIMESTAMP_HEADER = 'x-rp-timestamp';
@@ -154,12 +154,17 @@ export function verifyInternalRequest(
 
 const encodings = new WeakMap<CallerIdentity, string>();
 
-/** base64url JSON of the identity; remembered per identity object (the gateway signs one per cached key). */
+/**
+ * base64url JSON of the identity, every field of it (the signature covers this text, so a service can trust each,
+ * the account above all); remembered per identity object (the gateway signs one per cached key).
+ */
 export function encodeCallerIdentity(identity: CallerIdentity): string {
   let encoded = encodings.get(identity);
   if (encoded === undefined) {
-    const { keyId, tier, rateLimit, burst, expiresAt, email } = identity;
-    encoded = Buffer.from(JSON.stringify({ keyId, tier, rateLimit, burst, expiresAt, email })).toString('base64url');
+    const { keyId, tier, rateLimit, burst, expiresAt, email, account } = identity;
+    encoded = Buffer.from(JSON.stringify({ keyId, tier, rateLimit, burst, expiresAt, email, account })).toString(
+      'base64url',
+    );
     encodings.set(identity, encoded);
   }
   return encoded;
@@ -186,7 +191,8 @@ function isCallerIdentity(value: unknown): value is CallerIdentity {
     typeof candidate['rateLimit'] === 'number' &&
     typeof candidate['burst'] === 'number' &&
     typeof candidate['expiresAt'] === 'string' &&
-    (candidate['email'] === null || typeof candidate['email'] === 'string')
+    (candidate['email'] === null || typeof candidate['email'] === 'string') &&
+    isAccount(candidate['account'])
   );
 }
 
