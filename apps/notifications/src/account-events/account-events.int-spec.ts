@@ -28,7 +28,7 @@ describe('account events', () => {
 
   /** An account (a caller) with the three channels of `wallet` registered, and where they send. */
   async function owner(wallet: string, email = `${Math.random().toString(36).slice(2)}@example.com`) {
-    const caller = h.caller(email);
+    const caller = h.caller({ email });
     chats += 1;
     const chatId = String(chats);
     const hook = h.hookUrl();
@@ -101,7 +101,7 @@ describe('account events', () => {
     expect((await send(mine.caller, body)).body.queued).toEqual(['messenger', 'channelhook', 'email']);
     for (const filter of mine.filters) await h.waitForMessages({ ...filter, outcome: 'delivered' }, 1);
     // A caller with no channel for the wallet: taken, nothing queued, and not to the owners of the wallet.
-    const stranger = h.caller('stranger@example.com');
+    const stranger = h.caller({ email: 'stranger@example.com' });
     expect((await send(stranger, event(wallet))).body).toMatchObject({ queued: [], suppressed: [] });
     // The other account's event goes to its own channels, never to mine: every channel of theirs has exactly one.
     const second = event(wallet, { type: 'close_sent' });
