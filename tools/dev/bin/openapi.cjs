@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the merged OpenAPI document, docs/openapi.json, from the code (npx nx run gateway:openapi), or checks that
 // the committed one is what the code gives (--check; exit 1 and a diff hint when not):
-//   node tools/dev/bin/openapi.cjs [--check] [--help]
+//   node tools/dev/bin/openapi.cjs [--check] [--file <path>] [--help]
 // Each service's app is built in this process (never started: no port, no request; its database in memory) and
 // describes itself as it does at GET /openapi.json; the gateway's own code merges the three documents.
 const { readFileSync, writeFileSync } = require('node:fs');
@@ -15,16 +15,19 @@ const SERVICES = [
   ['txb', 'apps/txb/src/txb.app.ts', 'txbApp'],
   ['notifications', 'apps/notifications/src/notifications.app.ts', 'notificationsApp'],
 ];
-const USAGE = `usage: node tools/dev/bin/openapi.cjs [--check]
+const USAGE = `usage: node tools/dev/bin/openapi.cjs [--check] [--file <path>]
 
 Builds the merged OpenAPI document from the services' code and writes docs/openapi.json.
-  --check   write nothing; exit 1 if docs/openapi.json differs from what the code gives
-  --help    this text
+  --check         write nothing; exit 1 if the file differs from what the code gives
+  --file <path>   the document's file (default docs/openapi.json)
+  --help          this text
 `;
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { check: { type: 'boolean' }, help: { type: 'boolean' } } }));
+  ({ values } = parseArgs({
+    options: { check: { type: 'boolean' }, file: { type: 'string' }, help: { type: 'boolean' } },
+  }));
 } catch (error) {
   process.stderr.write(`openapi: ${error.message}\n\n${USAGE}`);
   process.exit(64);
@@ -70,10 +73,11 @@ async function main() {
     documents[name] = document;
   }
   const text = committedDocument(documents);
-  const file = path.join(ROOT, COMMITTED_DOCUMENT_FILE);
+  const file = path.resolve(ROOT, values.file ?? COMMITTED_DOCUMENT_FILE);
+  const shown = path.relative(ROOT, file);
   if (!values.check) {
     writeFileSync(file, text);
-    process.stdout.write(`wrote ${COMMITTED_DOCUMENT_FILE}\n`);
+    process.stdout.write(`wrote ${shown}\n`);
     return 0;
   }
   let committed = '';
@@ -83,23 +87,26 @@ async function main() {
     // missing: reported below like any other difference
   }
   if (committed === text) {
-    process.stdout.write(`${COMMITTED_DOCUMENT_FILE} is what the code gives\n`);
+    process.stdout.write(`${shown} is what the code gives\n`);
     return 0;
   }
   process.stderr.write(
-    `${COMMITTED_DOCUMENT_FILE} differs from what the code gives (${firstDifference(committed, text)}): ` +
-      `run \`${REGENERATE_DOCUMENT}\` and commit\n`,
+    `${shown} differs from what the code gives: run \`${REGENERATE_DOCUMENT}\` and commit\n` +
+      `${firstDifference(committed, text)}\n`,
   );
   return 1;
 }
 
-/** Where two texts part, as a line number and the two lines. */
+/** Where two texts part: the line number and both lines. */
 function firstDifference(committed, generated) {
   const a = committed.split('\n');
   const b = generated.split('\n');
-  const line = a.findIndex((text, index) => text !== b[index]);
-  const at = line === -1 ? a.length : line;
-  return `first at line ${at + 1}: committed ${JSON.stringify(a[at] ?? '<end>')}, code ${JSON.stringify(b[at] ?? '<end>')}`;
+  const line = Math.max(
+    0,
+    a.findIndex((text, index) => text !== b[index]),
+  );
+  const shown = (text) => (text === undefined ? '<end of file>' : text.trim());
+  return `  first at line ${line + 1}\n  committed: ${shown(a[line])}\n  code:      ${shown(b[line])}`;
 }
 
 main().then(
