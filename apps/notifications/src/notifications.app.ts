@@ -17,5 +17,9 @@ export const notificationsApp: AppDefinition<NotificationsConfig> = {
     ...monitorModules(config),
   ],
   readiness: () => [DatabaseReadiness, RedisReadiness],
-  openApi: { title: 'Risk and notifications', description: 'Risk evaluation, alert channels, webhook, DLQ.' },
+  openApi: {
+    title: 'Risk and notifications',
+    description: 'Risk evaluation, alert channels, webhook, DLQ.',
+    tags: [{ name: 'risk', description: "A wallet's positions in the watched pools, valued now, with their risk." }],
+  },
 };

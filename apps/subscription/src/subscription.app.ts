@@ -12,5 +12,9 @@ export const subscriptionApp: AppDefinition<SubscriptionConfig> = {
     { module: SubscriptionModule },
   ],
   readiness: () => [DatabaseReadiness],
-  openApi: { title: 'Subscription', description: 'x402 payment for API keys, key status, partner keys.' },
+  openApi: {
+    title: 'Subscription',
+    description: 'x402 payment for API keys, key status, partner keys.',
+    tags: [{ name: 'keys', description: 'The key a call is made with; partner keys and revocation (admin).' }],
+  },
 };

@@ -57,7 +57,7 @@ if (values['pay-to'] !== undefined && !/^G[A-Z2-7]{55}$/.test(values['pay-to']))
 
 process.env.SWC_NODE_PROJECT ??= path.resolve(__dirname, '../../../tsconfig.base.json');
 require('@swc-node/register');
-const { buyKey, mnemonicFor, trustSandbox } = require('../src/buy-key.ts');
+const { buyKey, describeKey, mnemonicFor, trustSandbox } = require('../src/buy-key.ts');
 
 trustSandbox();
 // The x402 libraries log verbose errors of their own; the outcome is printed below.
@@ -71,11 +71,21 @@ buyKey({
   maxPriceUsd: values['max-price'],
   payTo: values['pay-to'],
 }).then(
-  ({ grant, txHash }) => {
+  async ({ grant, txHash }) => {
+    // The key first: it is paid for and shown once, whatever happens next.
     process.stdout.write(`${grant.apiKey}\n`);
-    process.stderr.write(
-      `tier ${grant.tier}, ${grant.rateLimit} requests/min, expires ${grant.expiresAt}, paid in transaction ${txHash}\n`,
-    );
+    try {
+      const key = await describeKey(values.gateway, grant.apiKey);
+      process.stderr.write(
+        `tier ${key.tier}, ${key.rateLimit} requests/min (bursts of ${key.burst}), expires ${key.expiresAt}, ` +
+          `account ${key.account}, paid in transaction ${txHash}\n`,
+      );
+    } catch (error) {
+      process.stderr.write(
+        `buy-key: bought in transaction ${txHash}, but GET /api/v1/keys/me failed: ${error.message}\n`,
+      );
+      process.exitCode = 1;
+    }
   },
   (error) => {
     process.stderr.write(`buy-key: ${error.message}\n`);

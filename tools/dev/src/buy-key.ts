@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Answer, createRpClient, unwrap } from '@rp/client';
 import type { SubscriptionGrant } from '@rp/contracts';
 import { LedgerWallet, PurchaseError, purchaseKey, purchaseLimits } from '@rp/ledger';
 import { DEMO_WALLETS, trustSandboxCertificate } from '@rp/sandbox';
@@ -27,6 +28,17 @@ export async function buyKey(options: BuyKeyOptions): Promise<{ grant: Subscript
   const { mnemonic, maxPriceUsd, payTo, ...rest } = options;
   const limits = purchaseLimits({ network: options.network ?? 'stellar:testnet', maxPriceUsd, payTo });
   return purchaseKey({ ...rest, limits, wallet: LedgerWallet.fromMnemonic(mnemonic) });
+}
+
+/** A key as the API describes it (`GET /api/v1/keys/me`, operation `getCurrentKey`). */
+export type KeyDescription = Answer<'getCurrentKey'>;
+
+/**
+ * The bought key as the gateway sees it, asked with the key itself through `@rp/client`: proves the key is taken
+ * and gives its terms (burst and account included, which the purchase's answer does not carry).
+ */
+export function describeKey(gatewayUrl: string, apiKey: string): Promise<KeyDescription> {
+  return unwrap(createRpClient({ baseUrl: gatewayUrl, apiKey }).GET('/api/v1/keys/me'));
 }
 
 /** The demo wallets by name (`healthy`, `endangered`), or the mnemonic itself. */

@@ -17,7 +17,7 @@ const ANSWER: RiskAnswer = {
       poolAddress: POOL,
       riskLevel: 'high',
       healthFactor: 1.12,
-      triggers: ['HEALTH_FACTOR_BELOW_1_25'],
+      triggers: ['low_health_factor'],
       collateralValueUsd: 3000,
       liabilityValueUsd: 1900,
       recommendedAction: 'REPAY',

@@ -1,25 +1,13 @@
-import type { BuildResponse, RiskLevel } from '@rp/contracts';
+import { API_KEY_HEADER, type Answer, ApiError, type RpClient, createRpClient } from '@rp/client';
 
-/** One position as the risk route answers it (notifications: `GET /api/v1/rms/risk/:walletAddress`). */
-export interface ServicePosition {
-  address: string;
-  poolAddress: string;
-  riskLevel: RiskLevel;
-  healthFactor: number | null;
-  triggers: string[];
-  collateralValueUsd: number;
-  liabilityValueUsd: number;
-  recommendedAction: string;
-  evaluatedAt: string;
-}
+/** The risk route's answer (notifications: `GET /api/v1/rms/risk/:walletAddress`, operation `getRisk`). */
+export type RiskAnswer = Answer<'getRisk'>;
 
-export interface RiskAnswer {
-  success: true;
-  walletAddress: string;
-  positions: ServicePosition[];
-  evaluatedAt: string;
-  timestamp: string;
-}
+/** One position as the risk route answers it. */
+export type ServicePosition = RiskAnswer['positions'][number];
+
+/** txb's answer to a build (`POST /api/v1/txb/build`, operation `buildTransaction`). */
+export type BuildAnswer = Answer<'buildTransaction'>;
 
 /** The service did not answer usefully (unreachable, 5xx, route missing, rate limited): fall back to the ledger. */
 export class ServiceUnavailableError extends Error {
@@ -45,6 +33,7 @@ export class ServiceRefusedError extends Error {
   }
 }
 
+/** What the agent asks txb to build: always an UNWIND of its own wallet's position in one pool. */
 export interface UnwindBuildRequest {
   walletAddress: string;
   poolAddress: string;
@@ -52,56 +41,67 @@ export interface UnwindBuildRequest {
   targetHealthFactor?: number;
 }
 
-/** The service's API as the agent uses it, through the gateway with its API key. */
+/**
+ * The service's API as the agent uses it, through the gateway with its API key (`@rp/client`). A 429 is not waited
+ * for: the agent reads the ledger instead, so each call is one attempt within `timeoutMs`.
+ */
 export class ServiceClient {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs = 10_000,
-  ) {}
+  private readonly api: RpClient;
 
-  risk(apiKey: string, wallet: string): Promise<RiskAnswer> {
-    return this.call<RiskAnswer>(apiKey, 'GET', `/api/v1/rms/risk/${wallet}`);
+  constructor(baseUrl: string, timeoutMs = 10_000) {
+    this.api = createRpClient({ baseUrl, maxAttempts: 1, timeoutMs });
   }
 
-  build(apiKey: string, request: UnwindBuildRequest): Promise<BuildResponse> {
-    return this.call<BuildResponse>(apiKey, 'POST', '/api/v1/txb/build', { action: 'UNWIND', ...request });
+  risk(apiKey: string, walletAddress: string): Promise<RiskAnswer> {
+    return this.call('GET /api/v1/rms/risk', () =>
+      this.api.GET('/api/v1/rms/risk/{walletAddress}', {
+        params: { path: { walletAddress } },
+        headers: { [API_KEY_HEADER]: apiKey },
+      }),
+    );
   }
 
-  submit(apiKey: string, transactionXdr: string): Promise<{ success: boolean; txHash: string }> {
-    return this.call(apiKey, 'POST', '/api/v1/txb/submit', { transactionXdr });
+  build(apiKey: string, request: UnwindBuildRequest): Promise<BuildAnswer> {
+    return this.call('POST /api/v1/txb/build', () =>
+      this.api.POST('/api/v1/txb/build', {
+        body: { action: 'UNWIND', ...request },
+        headers: { [API_KEY_HEADER]: apiKey },
+      }),
+    );
   }
 
-  private async call<T>(apiKey: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    let answer: Response;
+  submit(apiKey: string, transactionXdr: string): Promise<Answer<'submitTransaction'>> {
+    return this.call('POST /api/v1/txb/submit', () =>
+      this.api.POST('/api/v1/txb/submit', { body: { transactionXdr }, headers: { [API_KEY_HEADER]: apiKey } }),
+    );
+  }
+
+  private async call<T>(
+    route: string,
+    send: () => Promise<{ data?: T; error?: unknown; response: Response }>,
+  ): Promise<T> {
+    let answer: { data?: T; error?: unknown; response: Response };
     try {
-      answer = await fetch(`${this.baseUrl.replace(/\/$/, '')}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      answer = await send();
     } catch (error) {
-      throw new ServiceUnavailableError(`${method} ${path}: ${(error as Error).message}`);
+      throw new ServiceUnavailableError(`${route}: ${(error as Error).message}`);
     }
-    const text = await answer.text();
-    let parsed: Record<string, unknown> = {};
-    try {
-      parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      parsed = {};
-    }
-    if (answer.status === 200 || answer.status === 201) return parsed as T;
-    const code = typeof parsed['code'] === 'string' ? parsed['code'] : `HTTP_${answer.status}`;
-    const message = typeof parsed['error'] === 'string' ? parsed['error'] : text.slice(0, 200);
-    if (answer.status === 401) throw new KeyRejectedError(`${method} ${path}: ${code}`);
+    const { status } = answer.response;
+    if ((status === 200 || status === 201) && answer.error === undefined) return answer.data as T;
+    const { code, message, body } = ApiError.of(answer.response, answer.error);
+    if (status === 401) throw new KeyRejectedError(`${route}: ${code}`);
     // A route the gateway does not know (the service not deployed), rate limits and server trouble: unavailable.
-    if (answer.status >= 500 || answer.status === 429 || (answer.status === 404 && code !== 'PROPOSAL_NOT_FOUND' &&
-      code !== 'NO_POSITION_FOUND')) {
-      throw new ServiceUnavailableError(`${method} ${path}: ${answer.status} ${code}`);
+    if (
+      status >= 500 ||
+      status === 429 ||
+      (status === 404 && code !== 'PROPOSAL_NOT_FOUND' && code !== 'NO_POSITION_FOUND')
+    ) {
+      throw new ServiceUnavailableError(`${route}: ${status} ${code}`);
     }
-    throw new ServiceRefusedError(answer.status, code, message, parsed);
+    throw new ServiceRefusedError(status, code, message, isRecord(body) ? body : {});
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { findDanglingRefs } from '@rp/platform';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { ServiceRoute } from '../routing/service-routes';
 import { GatewayDocument, UnavailableService, gatewayDocument } from './gateway-document';
 import { ServiceDocument } from './merge-documents';
 import { DocumentUnavailable, ServiceDocuments } from './service-documents';
@@ -61,30 +63,45 @@ export class ApiDocs {
         }
       }),
     );
-    const available: ServiceDocument[] = [];
-    const unavailable: UnavailableService[] = [];
-    for (const { route, document, reason } of fetched) {
-      const { service, prefix } = route;
-      if (!document) {
-        unavailable.push({ service, reason: reason ?? 'failed' });
-        continue;
-      }
-      const about = DESCRIPTIONS[service] ?? document.info.title;
-      available.push({
-        service,
-        tag: { name: service, description: `${about} Routes under \`${prefix}\`.` },
-        document,
-      });
-    }
+    const { document, unavailable } = assembleApiDocument(fetched);
     if (unavailable.length > 0) {
       this.logger.warn(
         `API docs without ${unavailable.map(({ service, reason }) => `${service} (${reason})`).join(', ')}`,
       );
     }
-    const document = gatewayDocument(available, unavailable);
     const dangling = findDanglingRefs(document);
     if (dangling.length > 0) this.logger.warn({ dangling }, 'the merged API document has unresolved references');
     this.current = { document, builtAt: this.timing.now() };
     return document;
   }
+}
+
+/** A service's document as the gateway got it, or why it did not. */
+export interface FetchedDocument {
+  route: ServiceRoute;
+  document: OpenAPIObject | undefined;
+  reason: string | undefined;
+}
+
+/** The merged document from the services' documents (the served one and the committed `docs/openapi.json`). */
+export function assembleApiDocument(fetched: readonly FetchedDocument[]): {
+  document: GatewayDocument;
+  unavailable: UnavailableService[];
+} {
+  const available: ServiceDocument[] = [];
+  const unavailable: UnavailableService[] = [];
+  for (const { route, document, reason } of fetched) {
+    const { service, prefix } = route;
+    if (!document) {
+      unavailable.push({ service, reason: reason ?? 'failed' });
+      continue;
+    }
+    const about = DESCRIPTIONS[service] ?? document.info.title;
+    available.push({
+      service,
+      tag: { name: service, description: `${about} Routes under \`${prefix}\`.` },
+      document,
+    });
+  }
+  return { document: gatewayDocument(available, unavailable), unavailable };
 }

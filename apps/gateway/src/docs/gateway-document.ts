@@ -70,7 +70,8 @@ function withAnswers(operation: OperationObject): OperationObject {
   const needsKey = operation.security?.some((requirement) => Object.keys(requirement).some((s) => KEY_SCHEMES.has(s)));
   if (needsKey) responses['401'] ??= { $ref: '#/components/responses/Unauthorized' };
   responses['429'] ??= { $ref: '#/components/responses/RateLimited' };
-  return { ...operation, responses };
+  // An operation without a requirement is public: say so (`security: []`) rather than leave readers to guess.
+  return { ...operation, security: operation.security ?? [], responses };
 }
 
 function withRateLimitHeaders(response: ResponseObject): ResponseObject {

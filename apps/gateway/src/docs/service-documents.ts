@@ -57,18 +57,26 @@ export class ServiceDocuments {
       throw new DocumentUnavailable('unreadable answer', { cause: error });
     }
     if (!isOpenApi3(answer)) throw new DocumentUnavailable('not an OpenAPI 3 document');
-    return { ...answer, paths: this.ownedPaths(route, answer.paths) };
+    const paths = ownedPaths(this.routes, route, answer.paths, (path) =>
+      this.logger.warn(`${route.service} documents ${path}, which the gateway does not route to it; left out`),
+    );
+    return { ...answer, paths };
   }
+}
 
-  /** A path the service documents but the gateway would send elsewhere (or nowhere) is not a route of the API. */
-  private ownedPaths(route: ServiceRoute, paths: Record<string, PathItemObject>): Record<string, PathItemObject> {
-    const owned: Record<string, PathItemObject> = {};
-    for (const [path, item] of Object.entries(paths)) {
-      if (routeFor(this.routes, path)?.service === route.service) owned[path] = item;
-      else this.logger.warn(`${route.service} documents ${path}, which the gateway does not route to it; left out`);
-    }
-    return owned;
+/** A path the service documents but the gateway would send elsewhere (or nowhere) is not a route of the API. */
+export function ownedPaths(
+  routes: readonly ServiceRoute[],
+  route: ServiceRoute,
+  paths: Record<string, PathItemObject>,
+  leftOut: (path: string) => void,
+): Record<string, PathItemObject> {
+  const owned: Record<string, PathItemObject> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    if (routeFor(routes, path)?.service === route.service) owned[path] = item;
+    else leftOut(path);
   }
+  return owned;
 }
 
 function isOpenApi3(value: unknown): value is OpenAPIObject {

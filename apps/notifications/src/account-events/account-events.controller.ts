@@ -17,6 +17,7 @@ export class AccountEventsController {
   @Post()
   @HttpCode(202)
   @ApiOperation({
+    operationId: 'recordAccountEvent',
     summary: "Tell a wallet's owner what your risk agent did, on your own channels of that wallet",
     description:
       'A risk agent reports what it does with a wallet (one of ' +

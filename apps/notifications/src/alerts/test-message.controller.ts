@@ -21,7 +21,10 @@ export class TestMessageController {
 
   @Post()
   @HttpCode(202)
-  @ApiOperation({ summary: 'Send a test message to one registered channel of the wallet' })
+  @ApiOperation({
+    operationId: 'sendTestMessage',
+    summary: 'Send a test message to one registered channel of the wallet',
+  })
   @ApiResponse({ status: 202, description: 'Queued', schema: TEST_MESSAGE_SCHEMA })
   @ApiErrorResponse(404, 'That channel is not registered for this wallet by your account')
   async send(@Caller() caller: CallerIdentity, @Query() query: WalletChannelQuery) {

@@ -22,28 +22,37 @@ export class ConfigsController {
   constructor(private readonly configs: ConfigsService) {}
 
   @Post('messenger')
-  @ApiOperation({ summary: 'Register (or replace) the messenger channel of a wallet; registering enables it' })
+  @ApiOperation({
+    operationId: 'registerMessenger',
+    summary: 'Register (or replace) the messenger channel of a wallet; registering enables it',
+  })
   @ApiResponse({ status: 201, description: "The wallet's configuration, secrets masked", schema: CONFIGURATION_SCHEMA })
   messenger(@Caller() caller: CallerIdentity, @Body() body: RegisterMessengerRequest): Promise<ConfigurationView> {
     return this.configs.registerMessenger(accountOf(caller), body);
   }
 
   @Post('channelhook')
-  @ApiOperation({ summary: 'Register the channelhook (Discord or Slack webhook) channel of a wallet' })
+  @ApiOperation({
+    operationId: 'registerChannelhook',
+    summary: 'Register the channelhook (Discord or Slack webhook) channel of a wallet',
+  })
   @ApiResponse({ status: 201, description: "The wallet's configuration, secrets masked", schema: CONFIGURATION_SCHEMA })
   channelhook(@Caller() caller: CallerIdentity, @Body() body: RegisterChannelhookRequest): Promise<ConfigurationView> {
     return this.configs.registerChannelhook(accountOf(caller), body);
   }
 
   @Post('email')
-  @ApiOperation({ summary: 'Register the email channel of a wallet' })
+  @ApiOperation({ operationId: 'registerEmail', summary: 'Register the email channel of a wallet' })
   @ApiResponse({ status: 201, description: "The wallet's configuration, secrets masked", schema: CONFIGURATION_SCHEMA })
   email(@Caller() caller: CallerIdentity, @Body() body: RegisterEmailRequest): Promise<ConfigurationView> {
     return this.configs.registerEmail(accountOf(caller), body);
   }
 
   @Get()
-  @ApiOperation({ summary: "The wallet's configuration registered by your account (secrets masked)" })
+  @ApiOperation({
+    operationId: 'getNotificationConfig',
+    summary: "The wallet's configuration registered by your account (secrets masked)",
+  })
   @ApiOkResponse({ description: 'The configuration, secrets masked', schema: CONFIGURATION_SCHEMA })
   @ApiErrorResponse(404, 'Nothing registered for this wallet by your account')
   get(@Caller() caller: CallerIdentity, @Query() query: WalletQuery): Promise<ConfigurationView> {
@@ -52,7 +61,7 @@ export class ConfigsController {
 
   @Delete()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Delete one channel of the wallet' })
+  @ApiOperation({ operationId: 'deleteNotificationChannel', summary: 'Delete one channel of the wallet' })
   @ApiOkResponse({ description: 'Deleted', schema: DELETED_SCHEMA })
   @ApiErrorResponse(404, 'That channel is not registered for this wallet by your account')
   remove(@Caller() caller: CallerIdentity, @Query() query: WalletChannelQuery) {

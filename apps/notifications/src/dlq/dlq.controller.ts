@@ -18,7 +18,10 @@ export class DlqController {
 
   @Get()
   @ApiOkResponse({ description: 'DLQ status', schema: DLQ_STATUS_SCHEMA })
-  @ApiOperation({ summary: 'Dead letter queue: counts by channel, the oldest entry and the latest 50' })
+  @ApiOperation({
+    operationId: 'getDeadLetters',
+    summary: 'Dead letter queue: counts by channel, the oldest entry and the latest 50',
+  })
   status(): Promise<DlqStatus> {
     return this.dlq.status();
   }
@@ -26,7 +29,10 @@ export class DlqController {
   @Post('redrive')
   @HttpCode(202)
   @ApiResponse({ status: 202, description: 'Queued again', schema: REDRIVE_SCHEMA })
-  @ApiOperation({ summary: 'Queue every entry again (optionally one channel), each under its original job id' })
+  @ApiOperation({
+    operationId: 'redriveDeadLetters',
+    summary: 'Queue every entry again (optionally one channel), each under its original job id',
+  })
   redriveAll(@Query('channel') channel?: string) {
     if (channel !== undefined && !isChannel(channel)) {
       const message = `must be one of ${CHANNELS.join(', ')}`;
@@ -40,7 +46,7 @@ export class DlqController {
   @Post(':id/redrive')
   @HttpCode(202)
   @ApiResponse({ status: 202, description: 'Queued again', schema: REDRIVE_SCHEMA })
-  @ApiOperation({ summary: 'Queue one entry again under its original job id' })
+  @ApiOperation({ operationId: 'redriveDeadLetter', summary: 'Queue one entry again under its original job id' })
   @ApiErrorResponse(404, 'No such entry')
   redriveOne(@Param('id') id: string) {
     if (!JOB_ID.test(id)) {

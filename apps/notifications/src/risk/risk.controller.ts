@@ -1,5 +1,5 @@
 import { Controller, Get, Param, UseInterceptors } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { type CallerIdentity, type RiskResponse, RiskWalletParams } from '@rp/contracts';
 import { ApiErrorResponse, ApiKeyAuth, Caller } from '@rp/platform';
 import { RISK_RESPONSE_SCHEMA } from './risk-schemas';
@@ -16,11 +16,17 @@ export class RiskController {
 
   @Get(':walletAddress')
   @ApiOperation({
+    operationId: 'getRisk',
     summary: "A wallet's positions in the watched pools, with their risk",
     description:
       'One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued ' +
       "with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health " +
       'factor is null and the level low.',
+  })
+  @ApiParam({
+    name: 'walletAddress',
+    description: 'The wallet, a ledger G-address',
+    schema: { type: 'string', pattern: '^G[A-Z2-7]{55}$' },
   })
   @ApiOkResponse({ description: 'The positions (empty when the wallet has none)', schema: RISK_RESPONSE_SCHEMA })
   @ApiErrorResponse(400, 'VALIDATION_FAILED: walletAddress is not a ledger G-address')

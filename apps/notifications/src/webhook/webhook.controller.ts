@@ -36,6 +36,7 @@ export class WebhookController {
   @HttpCode(202)
   @ApiResponse({ status: 202, description: 'Taken in', schema: WEBHOOK_ANSWER_SCHEMA })
   @ApiOperation({
+    operationId: 'receiveAlertWebhook',
     summary: 'External systems submit an alert',
     description:
       'Delivered to `routing.channels` (default: every enabled channel of the wallet); `routing.priority: "urgent"` ' +

@@ -31,7 +31,10 @@ export class MeController {
   constructor(private readonly keys: KeysService) {}
 
   @Get('me')
-  @ApiOperation({ summary: 'The API key this call is made with: tier, rate limit, burst, expiry, account' })
+  @ApiOperation({
+    operationId: 'getCurrentKey',
+    summary: 'The API key this call is made with: tier, rate limit, burst, expiry, account',
+  })
   @ApiOkResponse({ description: 'The key', schema: KEY_DESCRIPTION_SCHEMA })
   @ApiKeyAuth()
   async me(@Caller() caller: CallerIdentity): Promise<KeyDescription> {

@@ -1,9 +1,10 @@
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Header, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
 import { type LedgerNetwork, PartnerKeyRequest, SubscriptionErrorCode as Code } from '@rp/contracts';
 import { ApiError, ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
 import { SubscriptionConfig } from '../config/subscription.config';
 import { AdminKeyGuard } from './admin-key.guard';
+import { PARTNER_KEY_SCHEMA, REVOKED_KEY_SCHEMA } from '../subscribe/subscription-schemas';
 import { KEY_SHOWN_ONCE, KeysService } from './keys.service';
 
 /** Operators issue partner keys (custom rate, burst and duration) and revoke any key. */
@@ -22,11 +23,13 @@ export class PartnerKeysController {
   @Post('partners')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
+    operationId: 'issuePartnerKey',
     summary: 'Issue a partner key with custom rate limit, burst and duration (admin)',
     description:
       'The key belongs to the account `partner:<partner>`, shared by every key issued with that name; without ' +
       '`partner` the key is an account of its own (`partner:key-<keyId>`). The answer names the account.',
   })
+  @ApiCreatedResponse({ description: 'The partner key, shown once', schema: PARTNER_KEY_SCHEMA })
   async issue(@Body() body: PartnerKeyRequest) {
     const network = this.config.X402_LEDGER_NETWORK as LedgerNetwork;
     const { apiKey, record } = await this.keys.issue({
@@ -55,7 +58,11 @@ export class PartnerKeysController {
   }
 
   @Delete('admin/keys/:keyId')
-  @ApiOperation({ summary: 'Revoke any key by id (admin); the gateway stops accepting it within seconds' })
+  @ApiOperation({
+    operationId: 'revokeKey',
+    summary: 'Revoke any key by id (admin); the gateway stops accepting it within seconds',
+  })
+  @ApiOkResponse({ description: 'The key is revoked', schema: REVOKED_KEY_SCHEMA })
   @ApiErrorResponse(404, 'KEY_NOT_FOUND')
   async revoke(@Param('keyId', new ParseUUIDPipe({ errorHttpStatusCode: 400 })) keyId: string) {
     const record = await this.keys.revoke(keyId);

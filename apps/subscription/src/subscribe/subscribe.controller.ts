@@ -15,6 +15,7 @@ import { KEY_SHOWN_ONCE } from '../keys/keys.service';
 import { PaymentConfiguredGuard } from '../payment/payment-context';
 import { PaymentAnswers } from './payment-answers';
 import { resourceUrl } from './purchase-http';
+import { GRANT_SCHEMA, SETTLING_SCHEMA, SUBSCRIPTION_STATUS_SCHEMA } from './subscription-schemas';
 import { SubscriptionsService } from './subscriptions.service';
 
 /** The direct flow: 402 with the requirements, then the signed payment in a header, then the key. */
@@ -29,6 +30,7 @@ export class SubscribeController {
   @Post()
   @UseGuards(PaymentConfiguredGuard)
   @ApiOperation({
+    operationId: 'subscribe',
     summary: 'Buy an API key (direct x402 flow)',
     description:
       'Without a payment: 402 with `paymentRequirements`, `x402Version`, `accepts` and the `PAYMENT-REQUIRED` header. ' +
@@ -39,9 +41,13 @@ export class SubscribeController {
       'payment and revokes any key issued for it before: a client that lost the answer just retries.',
   })
   @ApiSecurity(SecuritySchemeName.payment)
-  @ApiOkResponse({ description: 'The grant: apiKey, tier, rateLimit, expiresAt, durationDays, network, message' })
+  @ApiOkResponse({
+    description: 'The grant: apiKey, tier, rateLimit, expiresAt, durationDays, network, message',
+    schema: GRANT_SCHEMA,
+  })
   @ApiAcceptedResponse({
     description: 'Sent, not final yet: {status: "settling", txHash}, with Retry-After; send the same request again',
+    schema: SETTLING_SCHEMA,
   })
   @ApiErrorResponse(402, 'Payment required, or the payment broke the rule named by `code`')
   @ApiErrorResponse(409, 'PAYMENT_REPLAYED (used before) or PAYMENT_IN_PROGRESS (being settled; Retry-After)')
@@ -66,7 +72,11 @@ export class SubscribeController {
   }
 
   @Get('status')
-  @ApiOperation({ summary: 'Subscription status of an email: active, tier, expiry, last payment' })
+  @ApiOperation({
+    operationId: 'getSubscriptionStatus',
+    summary: 'Subscription status of an email: active, tier, expiry, last payment',
+  })
+  @ApiOkResponse({ description: 'The subscription of the email', schema: SUBSCRIPTION_STATUS_SCHEMA })
   @ApiErrorResponse(404, 'SUBSCRIPTION_NOT_FOUND: the email never paid')
   status(@Query() query: SubscriptionStatusQuery): Promise<SubscriptionStatus> {
     return this.subscriptions.status(query.email);

@@ -17,6 +17,7 @@ export class BuildController {
   @Post('build')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'buildTransaction',
     summary: 'Build a REPAY, LIQUIDATE or UNWIND transaction for a Blend position',
     description:
       'Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. ' +

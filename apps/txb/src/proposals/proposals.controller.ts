@@ -15,6 +15,7 @@ export class ProposalsController {
 
   @Get('proposals')
   @ApiOperation({
+    operationId: 'listProposals',
     summary: "A wallet's proposals built by your account (any of its API keys)",
     description: 'Newest first, live ones and those that ended in the last 24 hours. Other accounts see none of them.',
   })

@@ -11,7 +11,7 @@ export class StatusController {
   constructor(private readonly proposals: ProposalsService) {}
 
   @Get('status')
-  @ApiOperation({ summary: 'Transaction builder status (public)' })
+  @ApiOperation({ operationId: 'getTxbStatus', summary: 'Transaction builder status (public)' })
   @ApiOkResponse({ description: 'Service status and live proposals', schema: STATUS_RESPONSE_SCHEMA })
   async status(): Promise<TxbStatusResponse> {
     const proposalsInMemory = await this.proposals.countLive().catch(() => undefined);

@@ -17,6 +17,7 @@ export class SubmitController {
   @Post('submit')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'submitTransaction',
     summary: 'Submit the signed transaction of one of your proposals',
     description:
       "The envelope's hash must be one of the calling account's live proposals. `rpcUrl`, when given, must be on " +

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { TriggerRequest, type TriggerResponse } from '@rp/contracts';
-import { ApiErrorResponse } from '@rp/platform';
+import { ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
 import { AdminKeyGuard } from '../../admin/secret-guards';
 import { RiskErrorsInterceptor } from '../risk-errors.interceptor';
 import { TRIGGER_RESPONSE_SCHEMA } from '../risk-schemas';
@@ -16,8 +16,9 @@ export class TriggerController {
 
   @Post('trigger')
   @HttpCode(200)
-  @ApiHeader({ name: 'x-admin-key', required: true, description: 'RMS_ADMIN_API_KEY' })
+  @ApiSecurity(SecuritySchemeName.adminKey)
   @ApiOperation({
+    operationId: 'triggerRiskCheck',
     summary: 'Evaluate now and send alerts, skipping the cooldown (admin)',
     description:
       'Evaluates one watched wallet (walletAddress) or every wallet with an enabled channel, and sends an alert for ' +

@@ -14,6 +14,8 @@ import { referencedSchemaNames, validationSchemas, withValidationSchemas } from 
 export interface OpenApiInfo {
   title: string;
   description?: string;
+  /** What the tags of the app's controllers (`@ApiTags`) stand for; a tag no route uses stays out. */
+  tags?: TagObject[];
 }
 
 export interface OpenApiDocumentInfo extends OpenApiInfo {
@@ -71,7 +73,7 @@ export function buildOpenApiDocument(app: INestApplication, info: OpenApiDocumen
       schemas,
       securitySchemes: { ...SECURITY_SCHEMES },
     },
-    tags: usedTags(scanned.tags ?? [], paths),
+    tags: usedTags([...(info.tags ?? []), ...(scanned.tags ?? [])], paths),
   };
 }
 

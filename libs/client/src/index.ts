@@ -1,0 +1,3 @@
+export * from './lib/api-error';
+export * from './lib/rp-client';
+export type { components, operations, paths } from './generated/api';
