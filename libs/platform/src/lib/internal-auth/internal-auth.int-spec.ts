@@ -111,13 +111,36 @@ function signedHeaders(method: string, path: string, signing: Signing = {}) {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
+/** `internal_auth_refused_total{reason}` as the app's /metrics shows it. */
+async function refusals(app: NestFastifyApplication, reason: string): Promise<number> {
+  const text = (await request(app.getHttpServer()).get('/metrics')).text;
+  const line = new RegExp(`^internal_auth_refused_total\\{reason="${reason}",app="accounts"\\} (\\d+)$`, 'm').exec(text);
+  return line ? Number(line[1]) : 0;
+}
+
+/** Sends one call that must be refused 403 `INTERNAL_AUTH_REQUIRED`, and checks it was counted under `reason`. */
+async function expectRefusedFor(
+  app: NestFastifyApplication,
+  reason: string,
+  send: () => Promise<{ status: number; code?: unknown }>,
+): Promise<void> {
+  const before = await refusals(app, reason);
+  const answer = await send();
+  expect(answer).toEqual({ status: 403, code: 'INTERNAL_AUTH_REQUIRED' });
+  expect(await refusals(app, reason)).toBe(before + 1);
+}
+
+const outcome = (response: { status: number; body: { code?: unknown } }) => ({
+  status: response.status,
+  code: response.body.code,
+});
+
 describe('a service with INTERNAL_TOKEN set', () => {
   let app: NestFastifyApplication;
-  let lines: string[];
   const server = () => app.getHttpServer();
 
   beforeAll(async () => {
-    ({ app, lines } = await start({ INTERNAL_TOKEN: TOKEN }));
+    ({ app } = await start({ INTERNAL_TOKEN: TOKEN }));
     await app.listen(0, '127.0.0.1');
   });
 
@@ -198,12 +221,15 @@ describe('a service with INTERNAL_TOKEN set', () => {
   it.each([
     ['key', { keyId: 'someone-else' }],
     ['account', { account: 'partner:someone-else' }],
-  ])('refuses a tampered identity (another %s)', async (_part, change) => {
+  ])('refuses a tampered identity (another %s) as a bad signature', async (_part, change) => {
     const headers = signedHeaders('GET', '/api/v1/accounts/me', { identity: IDENTITY });
-    const response = await request(server())
-      .get('/api/v1/accounts/me')
-      .set({ ...headers, [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity({ ...IDENTITY, ...change }) });
-    expect(response.status).toBe(403);
+    await expectRefusedFor(app, 'bad-signature', async () =>
+      outcome(
+        await request(server())
+          .get('/api/v1/accounts/me')
+          .set({ ...headers, [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity({ ...IDENTITY, ...change }) }),
+      ),
+    );
   });
 
   it('refuses an expired timestamp, and a timestamp moved back into the window', async () => {
@@ -232,13 +258,17 @@ describe('a service with INTERNAL_TOKEN set', () => {
     expect(ok.status).toBe(201);
     expect(((await ok.json()) as { note: unknown }).note).toEqual({ text: 'squeezed' });
     // Signed over the decompressed text instead: not the bytes that travelled.
-    expect((await send(JSON.stringify({ text: 'squeezed' }))).status).toBe(403);
+    await expectRefusedFor(app, 'body-mismatch', async () => {
+      const refused = await send(JSON.stringify({ text: 'squeezed' }));
+      return { status: refused.status, code: ((await refused.json()) as { code?: unknown }).code };
+    });
   });
 
   it('refuses a call signed with a body when no body arrives', async () => {
     const headers = signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body: '{"text":"x"}' });
-    const response = await request(server()).post('/api/v1/accounts/notes').set(headers);
-    expect(response.status).toBe(403);
+    await expectRefusedFor(app, 'body-mismatch', async () =>
+      outcome(await request(server()).post('/api/v1/accounts/notes').set(headers)),
+    );
   });
 
   it('refuses a signature made for another path', async () => {
@@ -277,8 +307,32 @@ describe('a service with INTERNAL_TOKEN set', () => {
     expect(metrics.text).toMatch(/internal_auth_refused_total\{reason="unsigned",app="accounts"\} [1-9]/);
   });
 
-  it('never logs the token', () => {
-    expect(lines.join('\n')).not.toContain(TOKEN);
+});
+
+describe('the logs of a service with INTERNAL_TOKEN set', () => {
+  it('never show the token, for accepted and refused calls alike, even at debug', async () => {
+    const { app, lines } = await start({ INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'debug' });
+    try {
+      const body = JSON.stringify({ text: 'logged' });
+      const headers = signedHeaders('POST', '/api/v1/accounts/notes', { identity: IDENTITY, body, requestId: 'log-1' });
+      const send = () =>
+        request(app.getHttpServer())
+          .post('/api/v1/accounts/notes')
+          .set({ ...JSON_TYPE, ...headers })
+          .send(body);
+      expect((await send()).status).toBe(201);
+      expect((await send()).status).toBe(403);
+      const forged = signedHeaders('GET', '/api/v1/accounts/me', { token: TOKEN.split('').reverse().join('') });
+      expect((await request(app.getHttpServer()).get('/api/v1/accounts/me').set(forged)).status).toBe(403);
+      // The calls were logged (so absence below means something): the accepted one, its replay, the refusals.
+      const logged = lines.join('\n');
+      expect(lines.filter((line) => line.includes('log-1')).length).toBeGreaterThanOrEqual(2);
+      expect(logged).toContain('nonce already used');
+      expect(logged).toContain('bad signature');
+      expect(logged).not.toContain(TOKEN);
+    } finally {
+      await app.close();
+    }
   });
 });
 
