@@ -27,7 +27,7 @@ class EdgeModule {
             return redis;
           },
         },
-        { provide: RATE_LIMIT_OPTIONS, useValue: {} },
+        { provide: RATE_LIMIT_OPTIONS, useValue: { maxLease: config.RATE_LIMIT_LEASE } },
         RateLimiter,
         RateLimitRedisShutdown,
         KeyIntrospectionClient,

@@ -12,6 +12,7 @@ const parts = { notifications: ['notifications-delivery', 'notifications-monitor
 const suites = [
   'sandbox',
   'gateway',
+  'rate-limit',
   'memory',
   'persistence',
   'payments',
@@ -25,7 +26,9 @@ if (!suites.includes(suite)) {
   process.stderr.write(`usage: bench.cjs <${suites.join('|')}>\n`);
   process.exit(64);
 }
-const source = (name) => path.join(root, 'tools', 'bench', 'src', `${name}.bench.ts`);
+// A suite that measures one part of an app lives beside that part (its imports stay inside the app).
+const beside = { 'rate-limit': path.join(root, 'apps', 'gateway', 'src', 'rate-limit', 'rate-limit.bench.ts') };
+const source = (name) => beside[name] ?? path.join(root, 'tools', 'bench', 'src', `${name}.bench.ts`);
 if (parts[suite]) {
   for (const part of parts[suite].filter((name) => fs.existsSync(source(name)))) {
     process.stdout.write(`\n## ${part}\n\n`);

@@ -263,6 +263,16 @@ describe('the production overlay', () => {
     expect(paths.map((path) => path.backend.service)).toEqual([{ name: 'gateway', port: { name: 'http' } }]);
   });
 
+  it('routes only /api from outside: /metrics and /health/* (they name dependencies) stay internal', () => {
+    const ingresses = objects.filter((o) => o.kind === 'Ingress') as unknown as (IIngress & K8sObject)[];
+    const rules = ingresses.flatMap((ingress) => ingress.spec!.rules ?? []);
+    expect(rules.length).toBeGreaterThan(0);
+    const paths = rules.flatMap((rule) => rule.http!.paths);
+    expect(paths.map(({ path, pathType }) => ({ path, pathType }))).toEqual([{ path: '/api', pathType: 'Prefix' }]);
+    // No default backend either: a path outside /api is the controller's 404, never the gateway's.
+    expect(ingresses.map((ingress) => ingress.spec!.defaultBackend)).toEqual([undefined]);
+  });
+
   it('lets only the ingress controller (and Prometheus) reach the gateway, so no one else sets X-Forwarded-For', () => {
     const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'gateway') as unknown as
       | INetworkPolicy

@@ -61,4 +61,14 @@ export class GatewayConfig extends ServiceConfig {
   /** A rate-limit call to Redis slower than this counts as Redis down (the in-process bucket decides). */
   @IsDuration(1)
   RATE_LIMIT_REDIS_TIMEOUT_MS = 250;
+
+  /**
+   * Most tokens a gateway replica leases from a key's shared bucket at once (never more than a tenth of the bucket):
+   * a busy key costs one Redis round trip per lease instead of per call, and may pass its burst by at most one lease
+   * per replica. A quiet key leases one at a time (exact). 1 asks Redis for every call.
+   */
+  @IsInt(positive)
+  @Min(1, positive)
+  @Max(1000, { message: '$property must be an integer from 1 to 1000' })
+  RATE_LIMIT_LEASE = 20;
 }

@@ -3,6 +3,7 @@ import { RedisClient } from '@rp/platform';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { RedisTokenBuckets } from './redis-token-buckets';
 import { BucketDecision, BucketLimits, LocalTokenBuckets } from './token-bucket';
+import { TokenLeases } from './token-leases';
 
 export const RATE_LIMIT_REDIS = Symbol('gateway:rate-limit-redis');
 export const RATE_LIMIT_OPTIONS = Symbol('gateway:rate-limit-options');
@@ -14,19 +15,26 @@ export interface RateLimiterOptions {
   maxLocalBuckets?: number;
   /** After a failed call on a connection that still looks up, leave Redis alone this long (no per-request wait). */
   retryRedisAfterMs?: number;
+  /** Most tokens a replica leases from a shared bucket at once (`RATE_LIMIT_LEASE`); 1 asks Redis for every call. */
+  maxLease?: number;
 }
+
+/** `RATE_LIMIT_LEASE`'s default. */
+export const DEFAULT_MAX_LEASE = 20;
 
 /**
  * Token buckets shared by every replica in Redis, with an in-process fallback of the same shape: when Redis refuses,
  * is disconnected or is slower than the client's command timeout, this replica decides alone, starting from the
- * last level Redis gave it for each bucket. It never lets a request through unlimited. An outage is logged once when it starts and once when Redis answers again, and shows in the
- * `rate_limit_degraded` gauge.
+ * last level Redis gave it for each bucket. It never lets a request through unlimited. An outage is logged once when
+ * it starts and once when Redis answers again, and shows in the `rate_limit_degraded` gauge. Takes are spent from
+ * small leases of the shared buckets (`TokenLeases`): a busy key costs one Redis round trip per lease, not per call.
  */
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger(RateLimiter.name);
   private readonly shared: RedisTokenBuckets;
   private readonly local: LocalTokenBuckets;
+  private readonly leases: TokenLeases;
   private readonly retryRedisAfterMs: number;
   private skipRedisUntil = 0;
   private degradedSince: number | undefined;
@@ -41,6 +49,12 @@ export class RateLimiter {
     this.shared = new RedisTokenBuckets(redis, options.keyPrefix);
     this.local = new LocalTokenBuckets(options.maxLocalBuckets);
     this.retryRedisAfterMs = options.retryRedisAfterMs ?? 1000;
+    this.leases = new TokenLeases(
+      (bucketId, limits, cost, want) => this.decide(bucketId, limits, cost, want),
+      options.maxLease ?? DEFAULT_MAX_LEASE,
+      options.maxLocalBuckets,
+      (allowed) => this.decisions.inc({ store: 'lease', outcome: allowed ? 'allowed' : 'refused' }),
+    );
     this.degradedGauge = new Gauge({
       name: 'rate_limit_degraded',
       help: '1 while rate limits are decided in process because Redis does not answer',
@@ -48,7 +62,7 @@ export class RateLimiter {
     });
     this.decisions = new Counter({
       name: 'rate_limit_decisions_total',
-      help: 'Rate-limit decisions by store (redis or local fallback) and outcome',
+      help: "Rate-limit decisions by store (redis, lease: spent from this replica's lease, local fallback) and outcome",
       labelNames: ['store', 'outcome'],
       registers: [registry],
     });
@@ -59,13 +73,19 @@ export class RateLimiter {
     return this.degradedSince !== undefined;
   }
 
-  /** Takes `cost` tokens (0 only looks) from `bucketId`. Never throws for a Redis failure. */
+  /** Takes `cost` tokens (0 only looks at the shared bucket) from `bucketId`. Never throws for a Redis failure. */
   async take(bucketId: string, limits: BucketLimits, cost = 1): Promise<BucketDecision> {
+    if (cost === 0) return this.decide(bucketId, limits, 0, 0);
+    return this.leases.take(bucketId, limits, cost);
+  }
+
+  /** Asks the shared bucket (or, while Redis does not answer, the in-process one) for `cost` tokens, up to `want`. */
+  private async decide(bucketId: string, limits: BucketLimits, cost: number, want: number): Promise<BucketDecision> {
     if (this.redis.status !== 'ready') {
       this.failed(`connection is ${this.redis.status}`);
     } else if (Date.now() >= this.skipRedisUntil) {
       try {
-        const decision = await this.shared.take(bucketId, limits, cost);
+        const decision = await this.shared.take(bucketId, limits, cost, want);
         if (cost > 0) this.local.record(bucketId, limits, decision);
         this.recovered();
         return this.counted('redis', decision, cost);
@@ -74,7 +94,7 @@ export class RateLimiter {
         this.failed(error instanceof Error ? error.message : String(error));
       }
     }
-    return this.counted('local', this.local.take(bucketId, limits, cost), cost);
+    return this.counted('local', { ...this.local.take(bucketId, limits, cost), granted: cost }, cost);
   }
 
   private failed(reason: string): void {

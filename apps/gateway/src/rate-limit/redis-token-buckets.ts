@@ -12,6 +12,7 @@ interface PendingTake {
   key: string;
   limits: BucketLimits;
   cost: number;
+  want: number;
   resolve(decision: BucketDecision): void;
   reject(error: unknown): void;
 }
@@ -31,9 +32,11 @@ export class RedisTokenBuckets {
     private readonly keyPrefix = 'rl:',
   ) {}
 
-  take(bucketId: string, limits: BucketLimits, cost = 1): Promise<BucketDecision> {
+  /** Takes `cost` tokens, or as many as are there up to `want` (a lease; `granted` says how many). */
+  take(bucketId: string, limits: BucketLimits, cost = 1, want = cost): Promise<BucketDecision> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ key: `${this.keyPrefix}${bucketId}`, limits, cost, resolve, reject });
+      const key = `${this.keyPrefix}${bucketId}`;
+      this.pending.push({ key, limits, cost, want: Math.max(cost, want), resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         // Two turns: calls that arrive while the first turn's I/O is handled join too. Measured under load: Redis
@@ -52,7 +55,7 @@ export class RedisTokenBuckets {
 
   private async run(batch: PendingTake[]): Promise<void> {
     const keys = batch.map((take) => take.key);
-    const args = batch.flatMap((take) => [take.limits.capacity, take.limits.refillPerMinute, take.cost]);
+    const args = batch.flatMap((take) => [take.limits.capacity, take.limits.refillPerMinute, take.cost, take.want]);
     let reply: unknown;
     try {
       try {
@@ -62,7 +65,7 @@ export class RedisTokenBuckets {
         if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
         reply = await this.redis.eval(TOKEN_BUCKET_SCRIPT, keys.length, ...keys, ...args);
       }
-      if (!Array.isArray(reply) || reply.length !== batch.length * 4 || !reply.every((n) => typeof n === 'number')) {
+      if (!Array.isArray(reply) || reply.length !== batch.length * 5 || !reply.every((n) => typeof n === 'number')) {
         throw new Error(`unexpected token bucket reply ${JSON.stringify(reply)}`);
       }
     } catch (error) {
@@ -71,8 +74,9 @@ export class RedisTokenBuckets {
     }
     const numbers = reply as number[];
     batch.forEach((take, i) => {
-      const [allowed, remaining, msUntilOne, msUntilFull] = numbers.slice(i * 4, i * 4 + 4);
-      take.resolve({ allowed: allowed === 1, limit: take.limits.capacity, remaining, msUntilOne, msUntilFull });
+      const [allowed, remaining, msUntilOne, msUntilFull, granted] = numbers.slice(i * 5, i * 5 + 5);
+      const limit = take.limits.capacity;
+      take.resolve({ allowed: allowed === 1, limit, remaining, msUntilOne, msUntilFull, granted });
     });
   }
 }

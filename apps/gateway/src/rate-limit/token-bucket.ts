@@ -15,6 +15,8 @@ export interface BucketDecision {
   msUntilOne: number;
   /** Until the bucket is full again. */
   msUntilFull: number;
+  /** Tokens taken: the cost, or more when a lease was asked for (absent: the cost). */
+  granted?: number;
 }
 
 export interface BucketState {

@@ -54,10 +54,14 @@ export class WebhookProvider {
     const check = await this.policy.check(url);
     if (!check.ok) throw new DeliveryError('permanent', `webhook URL refused: ${check.reason}`);
     const slack = flavorOf(new URL(url)) === 'slack';
+    // A public host is connected to through the policy's lookup: only addresses checked at connect time are used.
     const { status, text, header } = await postJson(
       url,
       slack ? slackPayload(message) : discordPayload(message),
       'webhook',
+      {
+        lookup: check.lookup,
+      },
     );
     if (status >= 200 && status < 300) return;
     const reason = `webhook ${status}: ${text.slice(0, 200)}`;

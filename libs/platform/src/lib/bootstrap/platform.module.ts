@@ -15,7 +15,7 @@ import { MetricsController } from '../metrics/metrics.controller';
 import { createMetricsRegistry } from '../metrics/metrics-registry';
 import { OpenApiInfo } from '../openapi/openapi-document';
 import { OPENAPI_INFO, OpenApiController, OpenApiPublisher } from '../openapi/openapi.controller';
-import { MemoryNonceStore, NonceStore, RedisNonceStore } from '../internal-auth/nonce-store';
+import { MemoryNonceStore, NonceStore, RedisNonceStore, registerNonceMetrics } from '../internal-auth/nonce-store';
 
 export const APP_NAME = Symbol('rp:app-name');
 /** The app's pino logger (injectable for code that logs outside Nest's `Logger`). */
@@ -61,9 +61,12 @@ export class PlatformModule {
         {
           // In Redis when the app has it (every replica sees every nonce), else in process.
           provide: INTERNAL_NONCES,
-          useFactory: (redis?: Redis): NonceStore =>
-            redis ? new RedisNonceStore(redis, `nonce:${options.appName}:`) : new MemoryNonceStore(),
-          inject: [{ token: Redis, optional: true }],
+          useFactory: (registry: Registry, redis?: Redis): NonceStore => {
+            const store = redis ? new RedisNonceStore(redis, `nonce:${options.appName}:`) : new MemoryNonceStore();
+            registerNonceMetrics(registry, store instanceof RedisNonceStore ? store.fallback : store);
+            return store;
+          },
+          inject: [Registry, { token: Redis, optional: true }],
         },
         HttpMetrics,
         HttpClient,

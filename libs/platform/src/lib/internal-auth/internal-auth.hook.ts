@@ -18,7 +18,7 @@ import type { NonceStore } from './nonce-store';
 const logger = new Logger('InternalAuth');
 
 /** Why a call was refused, as the `internal_auth_refused_total{reason}` label: a few fixed values. */
-export type InternalAuthRefusal = 'unsigned' | 'bad-signature' | 'replayed' | 'body-mismatch' | 'nonce-store-full';
+export type InternalAuthRefusal = 'unsigned' | 'bad-signature' | 'replayed' | 'body-mismatch';
 
 /** Probes and scrapers reach a service directly; they carry no signature and learn nothing about a caller. */
 export function isUnsignedPath(path: string): boolean {
@@ -70,11 +70,6 @@ export function internalAuthHooks(options: InternalAuthOptions): InternalAuthHoo
   const refuse = (request: FastifyRequest, reason: InternalAuthRefusal, detail: string): ApiError => {
     refusals?.inc({ reason });
     logger.debug(`refused ${request.method} ${request.url.split('?')[0]}: ${detail}`);
-    if (reason === 'nonce-store-full') {
-      return new ApiError(503, ErrorCode.SERVICE_UNAVAILABLE, 'This service is too busy to check signed calls', {
-        headers: { 'Retry-After': '1' },
-      });
-    }
     return new ApiError(
       403,
       ErrorCode.INTERNAL_AUTH_REQUIRED,
@@ -101,7 +96,6 @@ export function internalAuthHooks(options: InternalAuthOptions): InternalAuthHoo
       }
       const claim = await nonces.claim(verified.nonce, verified.validUntil);
       if (claim === 'replayed') throw refuse(request, 'replayed', 'nonce already used');
-      if (claim === 'full') throw refuse(request, 'nonce-store-full', 'the in-process nonce store is full');
       (request as RequestWithBodyCheck)[BODY_CHECK] = { expected: verified.bodySha256, verified: false };
       if (verified.identity) attachCallerIdentity(request, verified.identity);
     },

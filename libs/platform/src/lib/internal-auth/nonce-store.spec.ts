@@ -1,4 +1,5 @@
-import { MemoryNonceStore } from './nonce-store';
+import { Registry } from 'prom-client';
+import { MemoryNonceStore, registerNonceMetrics } from './nonce-store';
 
 describe('the in-process nonce store', () => {
   let now = 1_800_000_000_000;
@@ -25,15 +26,36 @@ describe('the in-process nonce store', () => {
     expect(store.size).toBe(1);
   });
 
-  it('refuses to claim past its bound rather than forget a nonce a replay could reuse', () => {
+  it('past its crowded mark keeps accepting fresh nonces and still refuses every replay', () => {
     const store = new MemoryNonceStore(2, clock);
     const validUntil = now + 60_000;
     expect(store.claimNow('nonce-1111111111111111', validUntil)).toBe('fresh');
     expect(store.claimNow('nonce-2222222222222222', validUntil + 1000)).toBe('fresh');
-    expect(store.claimNow('nonce-3333333333333333', validUntil)).toBe('full');
-    // A replay is still recognised as one when the store is full.
+    expect(store.crowded).toBe(false);
+    // Honest load beyond the mark: the window times the rate is held, nothing is refused or forgotten.
+    const honest = Array.from({ length: 1000 }, (_, i) => `nonce-${String(i).padStart(16, '0')}`);
+    expect(honest.map((nonce) => store.claimNow(nonce, validUntil)).every((claim) => claim === 'fresh')).toBe(true);
+    expect(store.crowded).toBe(true);
+    expect(store.size).toBe(1002);
+    // Every nonce claimed, the first as well as the last, is still a replay inside the window.
     expect(store.claimNow('nonce-1111111111111111', validUntil)).toBe('replayed');
-    now = validUntil + 1;
+    expect(honest.map((nonce) => store.claimNow(nonce, validUntil)).every((claim) => claim === 'replayed')).toBe(true);
+    // Once the window has passed, the groups go and the flag comes down.
+    now = validUntil + 1001;
     expect(store.claimNow('nonce-3333333333333333', now + 60_000)).toBe('fresh');
+    expect(store.size).toBe(1);
+    expect(store.crowded).toBe(false);
+  });
+
+  it('shows what it holds and whether it is crowded as metrics', async () => {
+    const registry = new Registry();
+    const store = new MemoryNonceStore(1, clock);
+    registerNonceMetrics(registry, store);
+    store.claimNow('nonce-4444444444444444', now + 60_000);
+    expect(await registry.metrics()).toContain('internal_auth_nonce_store_crowded 0');
+    store.claimNow('nonce-5555555555555555', now + 60_000);
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('internal_auth_nonces_held 2');
+    expect(metrics).toContain('internal_auth_nonce_store_crowded 1');
   });
 });

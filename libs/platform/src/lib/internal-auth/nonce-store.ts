@@ -1,11 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
+import { Gauge, type Registry } from 'prom-client';
 
-/**
- * What claiming a nonce found: `fresh` (first use: the call may proceed), `replayed` (seen before: refuse), or
- * `full` (an in-process store at its bound: it cannot remember one more, so it cannot prove this is no replay).
- */
-export type NonceClaim = 'fresh' | 'replayed' | 'full';
+/** What claiming a nonce found: `fresh` (first use: the call may proceed) or `replayed` (seen before: refuse). */
+export type NonceClaim = 'fresh' | 'replayed';
 
 /** The nonces of signed internal calls already accepted, each kept while its signature is inside the clock window. */
 export interface NonceStore {
@@ -13,27 +11,39 @@ export interface NonceStore {
   claim(nonce: string, validUntil: number): Promise<NonceClaim>;
 }
 
-/** Nonces one replica remembers at most: about 8,000 signed calls a second, each kept for the 60 s window. */
-export const MAX_IN_PROCESS_NONCES = 500_000;
+/**
+ * Nonces one replica holds before it says so (a warning and `internal_auth_nonce_store_crowded 1`): about 8,000
+ * signed calls a second over the 60 s window. Not a limit: only calls signed with the internal token add nonces, so
+ * what is held is the window times the rate the gateway sends, and every one of them is kept.
+ */
+export const CROWDED_NONCES = 500_000;
 
 /**
  * Nonces in process, grouped by the moment their signature leaves the clock window. A replay carries the same
- * signed timestamp, so it lands in the same group; a group is dropped whole once its moment has passed. At most
- * `maxEntries` are held: past that, claims answer `full` (refused) instead of forgetting a nonce that a replay
- * could then reuse.
+ * signed timestamp, so it lands in the same group; a group is dropped whole once its moment has passed. The store
+ * is sized by the traffic (window x rate), never by refusing: a nonce is forgotten only once its signature can no
+ * longer be accepted, so no replay inside the window passes, whatever the rate. Past `crowdedAt` it logs once and
+ * raises its `crowded` flag (the metric), and lowers it once back under half.
  */
 export class MemoryNonceStore implements NonceStore {
+  private readonly logger = new Logger('InternalAuth');
   private readonly groups = new Map<number, Set<string>>();
   private entries = 0;
   private prunedAt = 0;
+  private crowdedFlag = false;
 
   constructor(
-    private readonly maxEntries = MAX_IN_PROCESS_NONCES,
+    private readonly crowdedAt = CROWDED_NONCES,
     private readonly now: () => number = Date.now,
   ) {}
 
   get size(): number {
     return this.entries;
+  }
+
+  /** True while more than `crowdedAt` nonces are held (until back under half of it). */
+  get crowded(): boolean {
+    return this.crowdedFlag;
   }
 
   claim(nonce: string, validUntil: number): Promise<NonceClaim> {
@@ -45,13 +55,19 @@ export class MemoryNonceStore implements NonceStore {
     this.prune();
     let group = this.groups.get(validUntil);
     if (group?.has(nonce)) return 'replayed';
-    if (this.entries >= this.maxEntries) return 'full';
     if (!group) {
       group = new Set();
       this.groups.set(validUntil, group);
     }
     group.add(nonce);
     this.entries += 1;
+    if (!this.crowdedFlag && this.entries > this.crowdedAt) {
+      this.crowdedFlag = true;
+      this.logger.warn(
+        `holding ${this.entries} nonces of signed calls (more than ${this.crowdedAt}): memory grows with the rate, ` +
+          'every call is still checked and none is refused for it',
+      );
+    }
     return 'fresh';
   }
 
@@ -65,7 +81,34 @@ export class MemoryNonceStore implements NonceStore {
       this.entries -= group.size;
       this.groups.delete(validUntil);
     }
+    if (this.crowdedFlag && this.entries <= this.crowdedAt / 2) {
+      this.crowdedFlag = false;
+      this.logger.log(`holding ${this.entries} nonces of signed calls again: no longer crowded`);
+    }
   }
+}
+
+/**
+ * `internal_auth_nonces_held` (nonces this replica holds in process: all of them without Redis, those claimed
+ * during a Redis outage with it) and `internal_auth_nonce_store_crowded` (1 while more than `CROWDED_NONCES`).
+ */
+export function registerNonceMetrics(registry: Registry, store: MemoryNonceStore): void {
+  new Gauge({
+    name: 'internal_auth_nonces_held',
+    help: 'Nonces of signed calls this replica holds in process',
+    registers: [registry],
+    collect() {
+      this.set(store.size);
+    },
+  });
+  new Gauge({
+    name: 'internal_auth_nonce_store_crowded',
+    help: '1 while the in-process nonce store holds more than it expects (memory grows; nothing is refused)',
+    registers: [registry],
+    collect() {
+      this.set(store.crowded ? 1 : 0);
+    },
+  });
 }
 
 /** A Redis answer slower than this counts as Redis not answering: the replica checks nonces alone meanwhile. */
@@ -83,7 +126,8 @@ export class RedisNonceStore implements NonceStore {
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
-    private readonly fallback: MemoryNonceStore = new MemoryNonceStore(),
+    /** Decides while Redis does not answer (public for its metrics). */
+    readonly fallback: MemoryNonceStore = new MemoryNonceStore(),
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -1,0 +1,83 @@
+import { BucketDecision, BucketLimits } from './token-bucket';
+import { BUSY_WITHIN_MS, TokenLeases, leaseSize } from './token-leases';
+
+const LIMITS: BucketLimits = { capacity: 100, refillPerMinute: 60 };
+
+/** A shared bucket with `level` whole tokens and no refill, recording what each ask wanted. */
+function sharedBucket(level: number) {
+  const asks: Array<{ cost: number; want: number }> = [];
+  const state = { level };
+  const source = async (_id: string, limits: BucketLimits, cost: number, want: number): Promise<BucketDecision> => {
+    asks.push({ cost, want });
+    await Promise.resolve();
+    if (state.level < cost) {
+      return { allowed: false, limit: limits.capacity, remaining: state.level, msUntilOne: 1000, msUntilFull: 60_000 };
+    }
+    const granted = Math.min(want, state.level);
+    state.level -= granted;
+    return { allowed: true, limit: limits.capacity, remaining: state.level, msUntilOne: 0, msUntilFull: 1000, granted };
+  };
+  return { asks, state, source };
+}
+
+describe('token leases', () => {
+  let now = 1_000_000;
+  const clock = () => now;
+
+  it('sizes a lease at most a tenth of the bucket and at most the setting, never below 1', () => {
+    expect(leaseSize({ capacity: 120, refillPerMinute: 60 }, 20)).toBe(12);
+    expect(leaseSize({ capacity: 100_000, refillPerMinute: 60 }, 20)).toBe(20);
+    expect(leaseSize({ capacity: 5, refillPerMinute: 60 }, 20)).toBe(1);
+  });
+
+  it('leases one token at a time to a quiet key: Redis decides each call and the count is exact', async () => {
+    const bucket = sharedBucket(100);
+    const leases = new TokenLeases(bucket.source, 20, 100, undefined, clock);
+    expect(await leases.take('k', LIMITS)).toMatchObject({ allowed: true, remaining: 99 });
+    now += BUSY_WITHIN_MS + 1;
+    expect(await leases.take('k', LIMITS)).toMatchObject({ allowed: true, remaining: 98 });
+    expect(bucket.asks).toEqual([
+      { cost: 1, want: 1 },
+      { cost: 1, want: 1 },
+    ]);
+  });
+
+  it('doubles the lease while a key stays busy, up to its size, and spends it without asking', async () => {
+    const bucket = sharedBucket(100);
+    const spent: boolean[] = [];
+    const leases = new TokenLeases(bucket.source, 20, 100, (allowed) => spent.push(allowed), clock);
+    const answers = [];
+    for (let i = 0; i < 40; i += 1) answers.push(await leases.take('k', LIMITS));
+    expect(answers.every((answer) => answer.allowed)).toBe(true);
+    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 8, 10, 10, 10]);
+    expect(spent.length).toBe(40 - bucket.asks.length);
+    // From Redis: the shared level plus this replica's lease; from the lease: the lease only (what is certain).
+    expect(answers[1]).toMatchObject({ remaining: 97 + 1 });
+    expect(answers[2]).toMatchObject({ remaining: 0 });
+  });
+
+  it('lets the calls that arrive while a lease is asked for wait for it instead of asking too', async () => {
+    const bucket = sharedBucket(100);
+    const leases = new TokenLeases(bucket.source, 20, 100, undefined, clock);
+    await leases.take('k', LIMITS); // busy from now on
+    const answers = await Promise.all(Array.from({ length: 10 }, () => leases.take('k', LIMITS)));
+    expect(answers.every((answer) => answer.allowed)).toBe(true);
+    // 1 + 2 + 4 + 8 >= 11: four asks in all, one at a time, never one per call.
+    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 8]);
+  });
+
+  it('never grants more than the shared bucket has, and remembers a refusal until its token is due', async () => {
+    const bucket = sharedBucket(5);
+    const leases = new TokenLeases(bucket.source, 20, 100, undefined, clock);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => leases.take('k', LIMITS)));
+    expect(answers.filter((answer) => answer.allowed)).toHaveLength(5);
+    const asked = bucket.asks.length;
+    now += 500;
+    expect(await leases.take('k', LIMITS)).toMatchObject({ allowed: false, msUntilOne: expect.any(Number) });
+    expect(bucket.asks).toHaveLength(asked);
+    bucket.state.level = 1; // the token came
+    now += 501;
+    expect(await leases.take('k', LIMITS)).toMatchObject({ allowed: true });
+    expect(bucket.asks).toHaveLength(asked + 1);
+  });
+});

@@ -1,0 +1,126 @@
+import { BucketDecision, BucketLimits } from './token-bucket';
+
+/** Asks the shared bucket for `cost` tokens, or up to `want` (a lease); `granted` says how many it took. */
+export type LeaseSource = (
+  bucketId: string,
+  limits: BucketLimits,
+  cost: number,
+  want: number,
+) => Promise<BucketDecision>;
+
+/** A lease asked for less than this after the bucket's previous one means the key is busy here: the next one doubles. */
+export const BUSY_WITHIN_MS = 100;
+
+/** The largest lease of a bucket: `maxLease`, and never more than a tenth of its capacity (at least 1). */
+export function leaseSize(limits: BucketLimits, maxLease: number): number {
+  return Math.max(1, Math.min(maxLease, Math.floor(limits.capacity / 10)));
+}
+
+interface Lease {
+  /** Tokens taken from the shared bucket and not spent yet: this replica's to spend, nobody else's. */
+  left: number;
+  /** What the next lease asks for: 1 for a quiet key, doubling while the key stays busy, up to the bucket's size. */
+  next: number;
+  /** When the last lease was asked for. */
+  askedAt: number;
+  /** The shared bucket's time until full at the last answer (`RateLimit-Reset` of calls spent from the lease). */
+  msUntilFull: number;
+  /** The lease being asked for: other calls of the bucket wait for it instead of asking too. */
+  asking?: Promise<unknown>;
+  /** A refusal stays true until a token is due: the shared bucket only gains by refill. */
+  refused?: { decision: BucketDecision; until: number };
+}
+
+/**
+ * Tokens leased from the shared bucket in small batches, per replica (as Envoy's and Kong's distributed limits do):
+ * a call spends from this replica's lease without a round trip to Redis; when the lease is spent, one call asks for
+ * the next and the calls that arrive meanwhile wait for it. A quiet key leases one token at a time, so its every call
+ * is decided by Redis and its `RateLimit-Remaining` is exact; a busy key's lease doubles up to `leaseSize`.
+ *
+ * Bounds: tokens only leave the shared bucket, which never goes below zero, so a key is never admitted more than its
+ * burst plus the refill; after a quiet spell in which the bucket refilled, each replica may still hold one unspent
+ * lease, hence at most burst + one lease per replica at once. `RateLimit-Remaining` is never above the truth: an
+ * answer from Redis counts the shared level plus this replica's lease (other replicas' leases are left out), an
+ * answer from the lease counts the lease only (what is certain without asking). The price: a key may be refused up
+ * to a lease per other replica early, while those tokens sit unspent there.
+ */
+export class TokenLeases {
+  private readonly leases = new Map<string, Lease>();
+
+  constructor(
+    private readonly source: LeaseSource,
+    private readonly maxLease: number,
+    private readonly maxBuckets = 10_000,
+    /** Told of every call decided here without asking (spent from the lease, or a refusal still true). */
+    private readonly decidedHere: (allowed: boolean) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Takes `cost` (at least 1) tokens from the lease, asking the shared bucket for a new one when it runs short. */
+  async take(bucketId: string, limits: BucketLimits, cost = 1): Promise<BucketDecision> {
+    const lease = this.lease(bucketId);
+    for (;;) {
+      if (lease.left >= cost) {
+        lease.left -= cost;
+        this.decidedHere(true);
+        const remaining = Math.floor(lease.left);
+        return { allowed: true, limit: limits.capacity, remaining, msUntilOne: 0, msUntilFull: lease.msUntilFull };
+      }
+      if (lease.asking) {
+        await lease.asking;
+        continue;
+      }
+      const now = this.now();
+      if (lease.refused && now < lease.refused.until) {
+        this.decidedHere(false);
+        return { ...lease.refused.decision, msUntilOne: lease.refused.until - now };
+      }
+      return this.ask(lease, bucketId, limits, cost, now);
+    }
+  }
+
+  private async ask(
+    lease: Lease,
+    bucketId: string,
+    limits: BucketLimits,
+    cost: number,
+    now: number,
+  ): Promise<BucketDecision> {
+    const size = leaseSize(limits, this.maxLease);
+    const want = Math.max(cost, now - lease.askedAt < BUSY_WITHIN_MS ? Math.min(size, lease.next * 2) : 1);
+    lease.next = want;
+    lease.askedAt = now;
+    const asked = this.source(bucketId, limits, cost, want);
+    lease.asking = asked.catch(() => undefined);
+    try {
+      const decision = await asked;
+      lease.msUntilFull = decision.msUntilFull;
+      if (!decision.allowed) {
+        lease.refused = { decision, until: this.now() + decision.msUntilOne };
+        return decision;
+      }
+      lease.refused = undefined;
+      lease.left += (decision.granted ?? cost) - cost;
+      return { ...decision, remaining: decision.remaining + Math.floor(lease.left) };
+    } finally {
+      lease.asking = undefined;
+    }
+  }
+
+  private lease(bucketId: string): Lease {
+    let lease = this.leases.get(bucketId);
+    if (lease) {
+      // Least recently used last out: a bucket dropped for room loses its unspent lease (never admits more).
+      this.leases.delete(bucketId);
+    } else {
+      lease = { left: 0, next: 1, askedAt: -Infinity, msUntilFull: 0 };
+      while (this.leases.size >= this.maxBuckets) {
+        const oldest = this.leases.keys().next();
+        if (oldest.done) break;
+        this.leases.delete(oldest.value);
+      }
+    }
+    this.leases.set(bucketId, lease);
+    return lease;
+  }
+}
