@@ -179,6 +179,7 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
           POLL_INTERVAL_MS: '1000',
           WATCHED_POOLS: scenario.pool,
           UNWIND_RECEIVER: scenario.swapReceiver,
+          BLEND_POOL_FACTORY: scenario.poolFactory,
           LOCK_LEASE_MS: '3000',
           ...env,
         });
