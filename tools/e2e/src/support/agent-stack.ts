@@ -44,6 +44,8 @@ export interface AgentStatus {
     settledAt: string | null;
   }[];
   presigned: { entries: number; oldestAgeMs: number | null; validUntilLedger: number | null };
+  /** Transactions the signing rule refused, newest first (the latest ten). */
+  refusals: { at: string; source: 'service' | 'ledger'; reason: string }[];
   lastPollAt: string | null;
   mode: string;
   role: string;

@@ -108,7 +108,12 @@ export class SandboxSetup {
     this.ledger.invokePrivileged(oracle, 'set_price', [encodeOracleAsset({ stellar: asset }), i128(price)]);
   }
 
-  deployPool(name: string, oracle: string, options: { maxPositions?: number; minCollateral?: bigint } = {}): string {
+  /** A pool registered with the sandbox's pool factory, unless `registered: false` (an impostor the factory does not know). */
+  deployPool(
+    name: string,
+    oracle: string,
+    options: { maxPositions?: number; minCollateral?: bigint; registered?: boolean } = {},
+  ): string {
     const backstop = this.ledger.deployContract(TOKEN_CONTRACT, {
       salt: `backstop:${name}`,
       constructorArgs: [address(SANDBOX_ADMIN.publicKey()), u32(7), string('Backstop placeholder'), string('BSTOP')],
@@ -127,7 +132,7 @@ export class SandboxSetup {
       ],
     });
     this.ledger.invokePrivileged(contractId, 'set_status', [u32(0)]);
-    this.ledger.invokePrivileged(this.poolFactory(), 'register', [address(contractId)]);
+    if (options.registered !== false) this.ledger.invokePrivileged(this.poolFactory(), 'register', [address(contractId)]);
     this.directory.pools.push({ name, contractId, oracle, reserves: [] });
     return contractId;
   }

@@ -26,6 +26,8 @@ describe('sandbox Blend pool factory', () => {
     expect(await factory.isPool(scenario.usdc)).toBe(false);
     expect(await factory.isPool(scenario.swapReceiver)).toBe(false);
     expect(await factory.isPool(StrKey.encodeContract(Buffer.alloc(32, 7)))).toBe(false);
+    const impostor = sandbox.control.setup.deployPool('Impostor Pool', scenario.oracle, { registered: false });
+    expect(await factory.isPool(impostor)).toBe(false);
   });
 
   it('cannot be asked at an address that is no factory', async () => {
