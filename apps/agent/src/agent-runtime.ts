@@ -6,6 +6,8 @@ import { CloseBuilder } from './close/close-builder';
 import { CloseSender } from './close/close-sender';
 import { Closer } from './close/closer';
 import { PresignedCache } from './close/presigned-cache';
+import { SigningGuard } from './close/signing-guard';
+import { SigningRefusals } from './close/signing-refusals';
 import type { AgentConfig } from './config/agent.config';
 import { DatabaseLeases, type Leases, RedisLeases } from './coordination/leases';
 import { createStatusServer } from './http/status-server';
@@ -43,7 +45,10 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
     logger.warn({ err: error.message }, 'txb did not take the close for tracking (it is on the network already)'),
   );
   const passphrase = mock ? async () => 'Test SDF Network ; September 2015' : () => ledger.passphrase();
-  const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock);
+  // Every refusal of the signing rule is recorded here: `refusals.onRefusal(...)` is where the owner's events attach.
+  const refusals = new SigningRefusals(logger, metrics);
+  const guard = new SigningGuard(config, wallet.address, ledger, refusals);
+  const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock, guard);
   const reader = new RiskReader(wallet.address, config.WATCHED_POOLS, ledger, service, subscription, mock, logger);
   const agent = new Agent(config, wallet, ledger, reader, subscription, presigned, closer, leases, metrics, logger, mock);
 
@@ -59,7 +64,7 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
           return { ok: false, body: { status: 'error', error: (error as Error).message } };
         }
       },
-      status: () => statusOf(agent, subscription, presigned, store, wallet.address),
+      status: () => statusOf(agent, subscription, presigned, store, wallet.address, refusals),
       metrics: () => metrics.render(),
       observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds),
     },

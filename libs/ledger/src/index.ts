@@ -5,3 +5,4 @@ export * from './transactions';
 export * from './wallet';
 export * from './blend';
 export * from './x402';
+export * from './signing';

@@ -18,6 +18,7 @@ const suites = [
   'payments',
   'txb',
   'agent',
+  'signing-rule',
   ...Object.keys(parts),
   ...parts.notifications,
 ];

@@ -131,6 +131,8 @@ async function main(): Promise<void> {
           POLL_INTERVAL_MS: String(LEDGER_MS),
           SLIPPAGE: slippage,
           UNWIND_RECEIVER: scenario.swapReceiver,
+          // No WATCHED_POOLS: the signing rule trusts the pool because the sandbox's pool factory knows it.
+          BLEND_POOL_FACTORY: scenario.poolFactory,
         });
         try {
           await until('a presigned close', () => (logged(agent, 'presigned close ready').length > 0 ? true : undefined));

@@ -48,6 +48,7 @@ describe('planLaunch', () => {
       smtpPort: 2525,
       pool: 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA',
       swapReceiver: 'CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC',
+      poolFactory: 'CDV6RX4CGPCOKGTBFS52V3LMWQGZN3LCQTXF5RVPOOCG4XVMHXQ4NTF6',
       paymentReceiver: 'GAPMJUV2OZVYU6OOY3JDTYRXHA5NB2W6YAIHSWYBCPQJ7IJKIL63BS3M',
       sponsorSecret: 'SDEXY3XXMA73JSDZ2S5GBDZUZP2YLAVVQRXFA5WPFGKCNCDVJNZRE26N',
       agentMnemonic: 'illness spike retreat truth genius clock brain pass fit cave bargain toe',
@@ -63,6 +64,7 @@ describe('planLaunch', () => {
       CONTRACT_RPC_URL: 'https://127.0.0.1:4443/rpc',
       WATCHED_POOLS: sandbox.pool,
       UNWIND_RECEIVER: sandbox.swapReceiver,
+      BLEND_POOL_FACTORY: sandbox.poolFactory,
     });
     expect(env['agent']['NODE_EXTRA_CA_CERTS']).toMatch(/tools\/sandbox\/tls\/loopback\.crt$/);
     expect(env['subscription']).toMatchObject({

@@ -49,6 +49,8 @@ export interface SandboxEndpoints {
   pool: string;
   /** The flash-loan receiver UNWIND sells collateral through (the sandbox's swap receiver). */
   swapReceiver: string;
+  /** The sandbox's Blend pool factory stand-in (`is_pool`), the agent's BLEND_POOL_FACTORY. */
+  poolFactory: string;
   paymentReceiver: string;
   sponsorSecret: string;
   /**
@@ -146,6 +148,7 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
         SERVICE_PROJECT_NAME: 'npm start demo agent',
         WATCHED_POOLS: sandbox.pool,
         UNWIND_RECEIVER: sandbox.swapReceiver,
+        BLEND_POOL_FACTORY: sandbox.poolFactory,
         POLL_INTERVAL_MS: '2000',
         // Room for the page's -3 % button: the presigned close is sent as it is; bigger moves rebuild it.
         SLIPPAGE: '500',

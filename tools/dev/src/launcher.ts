@@ -96,6 +96,7 @@ export class Launcher {
     const scenario = (await (await fetch(`${this.sandbox.url}/control/scenario`)).json()) as {
       pool: string;
       swapReceiver: string;
+      poolFactory: string;
       paymentReceiver: string;
       sponsor: { secret: string };
       wallets: { key: string; label: string; mnemonic: string; address: string }[];
@@ -108,6 +109,7 @@ export class Launcher {
       smtpPort: Number(ports['SANDBOX_SMTP_PORT']),
       pool: scenario.pool,
       swapReceiver: scenario.swapReceiver,
+      poolFactory: scenario.poolFactory,
       paymentReceiver: scenario.paymentReceiver,
       sponsorSecret: scenario.sponsor.secret,
       agentMnemonic: agentWallet.mnemonic,

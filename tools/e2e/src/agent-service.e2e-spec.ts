@@ -38,6 +38,8 @@ describe('the risk agent with the risk service', () => {
     stack.setXlmPrice(CRITICAL_XLM_PRICE);
     const closed = await stack.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
     expect(confirmed(closed)?.riskSnapshot.source).toBe('service');
+    // txb's close passed the signing rule as it was (no refusal, no fallback to the agent's own build).
+    expect(closed.refusals).toEqual([]);
     expect((await stack.rpc.getTransaction(confirmed(closed)?.txHash ?? '')).status).toBe('SUCCESS');
     expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
   }, 180_000);
@@ -51,6 +53,7 @@ describe('the risk agent with the risk service', () => {
     stack.setXlmPrice(CRITICAL_XLM_PRICE);
     const closed = await stack.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
     expect(confirmed(closed)?.riskSnapshot.source).toBe('ledger');
+    expect(closed.refusals).toEqual([]);
     expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
   }, 180_000);
 });

@@ -13,3 +13,4 @@ export { TOKEN_CONTRACT } from './contracts/token';
 export { BLEND_POOL_CONTRACT } from './contracts/blend-pool';
 export { ORACLE_CONTRACT } from './contracts/oracle';
 export { SWAP_RECEIVER_CONTRACT } from './contracts/swap-receiver';
+export { POOL_FACTORY_CONTRACT } from './contracts/pool-factory';

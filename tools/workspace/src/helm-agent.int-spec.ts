@@ -150,6 +150,8 @@ describe('the agent chart', () => {
     ['a key price of zero', withSettings({ SERVICE_MAX_PRICE: '0' }), /at '\/settings\/SERVICE_MAX_PRICE'/],
     ['a receiver that is no account', withSettings({ SERVICE_PAY_TO: 'CBGG' }), /at '\/settings\/SERVICE_PAY_TO'/],
     ['the webhook URL as a plain setting', withSettings({ NOTIFY_WEBHOOK_URL: 'https://discord.com/x' }), /NOTIFY_WEBHOOK_URL/],
+    ['a fee cap below the minimum fee', withSettings({ MAX_CLOSE_FEE_STROOPS: 99 }), /at '\/settings\/MAX_CLOSE_FEE_STROOPS'/],
+    ['a pool factory that is no contract', withSettings({ BLEND_POOL_FACTORY: 'GB3J' }), /at '\/settings\/BLEND_POOL_FACTORY'/],
     ['a chat id that is not one', withSettings({ NOTIFY_TELEGRAM_CHAT_ID: 'chat' }), /NOTIFY_TELEGRAM_CHAT_ID/],
     ['a secret as a plain setting', withSettings({ LEDGER_MNEMONIC: MNEMONIC }), /LEDGER_MNEMONIC/],
     ['HOST through extraEnv', { ...minimal, extraEnv: { HOST: '127.0.0.1' } }, /invalid propertyName 'HOST'/],
@@ -162,11 +164,15 @@ describe('the agent chart', () => {
   });
 
   it('passes numbers through as written (YAML numbers reach templates as floats: no 3.6e+06)', () => {
-    const settings = { ...minimal['settings'], POLL_INTERVAL_MS: 3_600_000, LOW_FEE_BALANCE_XLM: 5.5 };
+    const settings = { ...minimal['settings'], POLL_INTERVAL_MS: 3_600_000, LOW_FEE_BALANCE_XLM: 5.5, MAX_CLOSE_FEE_STROOPS: 100_000_000 };
     const objects = render(valuesFile({ ...minimal, settings }));
     const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as IDeployment;
     const env = new Map(deployment.spec!.template.spec!.containers[0].env!.map((e) => [e.name, e.value]));
-    expect([env.get('POLL_INTERVAL_MS'), env.get('LOW_FEE_BALANCE_XLM')]).toEqual(['3600000', '5.5']);
+    expect([env.get('POLL_INTERVAL_MS'), env.get('LOW_FEE_BALANCE_XLM'), env.get('MAX_CLOSE_FEE_STROOPS')]).toEqual([
+      '3600000',
+      '5.5',
+      '100000000',
+    ]);
   });
 
   it("keeps the owner's webhook URL given as a value in its Secret, never in the pod spec", () => {

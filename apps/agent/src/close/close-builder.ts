@@ -25,10 +25,11 @@ export class CloseBuilder {
     private readonly mock: MockService | undefined,
   ) {}
 
-  async build(pool: string, mockSequence = '1'): Promise<BuiltClose> {
+  /** `ledgerOnly`: the service's build was refused by the signing rule, build it here. */
+  async build(pool: string, mockSequence = '1', ledgerOnly = false): Promise<BuiltClose> {
     if (this.mock) return this.mock.build(mockSequence);
     const deleverage = this.config.CLOSE_STRATEGY === 'deleverage';
-    const apiKey = this.subscription.apiKey();
+    const apiKey = ledgerOnly ? undefined : this.subscription.apiKey();
     if (apiKey) {
       try {
         const answer = await this.service.build(apiKey, {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type LedgerWallet, type SignedAhead, signAhead } from '@rp/ledger';
+import { type CloseSigningContext, type LedgerWallet, type SignedAhead, signAhead } from '@rp/ledger';
 import type { Logger } from 'pino';
 import type { AgentConfig } from '../config/agent.config';
 import type { Leases } from '../coordination/leases';
@@ -11,6 +11,7 @@ import { type BuiltClose, CloseRefusedError } from './built-close';
 import type { CloseBuilder } from './close-builder';
 import type { CloseSender } from './close-sender';
 import { type PresignedCache, movedBeyondSlippage, sendable } from './presigned-cache';
+import type { SigningGuard } from './signing-guard';
 
 /** Attempts per decision: the presigned close (or a first build), then rebuilds after a refusal or failure. */
 const MAX_ATTEMPTS = 3;
@@ -47,6 +48,7 @@ export class Closer {
     private readonly logger: Logger,
     private readonly passphrase: () => Promise<string>,
     private readonly mock: MockService | undefined,
+    private readonly guard: SigningGuard,
   ) {}
 
   busy(pool: string): boolean {
@@ -110,7 +112,10 @@ export class Closer {
       const presigned =
         attempt === 0 &&
         sendable(entry, decision.accountSequence, Date.now() / 1000) &&
-        !movedBeyondSlippage(entry?.prices ?? {}, decision.snapshot.prices, this.config.SLIPPAGE);
+        !movedBeyondSlippage(entry?.prices ?? {}, decision.snapshot.prices, this.config.SLIPPAGE) &&
+        // The rule once more on what was signed ahead (no I/O): a refusal drops it and the close is built again.
+        (entry?.rule === undefined ||
+          this.guard.recheck(entry.signed.envelope, entry.rule, decision.accountSequence, entry.builtBy).ok);
       let signed: SignedAhead;
       let builtBy: AuditRecord['builtBy'];
       if (presigned && entry) {
@@ -185,13 +190,32 @@ export class Closer {
     return false;
   }
 
-  /** Builds and signs a close; an approval the pool needs first is sent and waited for, then the close is built. */
-  async buildSigned(pool: string, mockSequence?: string): Promise<{ signed: SignedAhead; builtBy: AuditRecord['builtBy'] }> {
+  /**
+   * Builds and signs a close; an approval the pool needs first is sent and waited for, then the close is built.
+   * Nothing is signed before the signing rule accepts it: a build of the service's it refuses is built again here
+   * from the ledger (and the service is not asked again within this close), which must pass the same rule.
+   */
+  async buildSigned(
+    pool: string,
+    mockSequence?: string,
+  ): Promise<{ signed: SignedAhead; builtBy: AuditRecord['builtBy']; rule?: CloseSigningContext }> {
     const passphrase = await this.passphrase();
+    let ledgerOnly = false;
     for (let round = 0; round <= MAX_APPROVALS; round += 1) {
-      const built: BuiltClose = await this.builder.build(pool, mockSequence);
+      let built: BuiltClose = await this.builder.build(pool, mockSequence, ledgerOnly);
+      let rule: CloseSigningContext | undefined;
+      if (built.builtBy !== 'mock') {
+        let checked = await this.guard.check(pool, built);
+        if (!checked.ok && built.builtBy === 'service') {
+          ledgerOnly = true;
+          built = await this.builder.build(pool, mockSequence, true);
+          checked = await this.guard.check(pool, built);
+        }
+        if (!checked.ok) throw new CloseRefusedError('TRANSACTION_REFUSED', `${checked.reason}: ${checked.detail}`);
+        rule = checked.context;
+      }
       const signed = signAhead(this.wallet, built.unsignedXdr, passphrase);
-      if (built.route !== 'approve') return { signed, builtBy: built.builtBy };
+      if (built.route !== 'approve') return { signed, builtBy: built.builtBy, rule };
       await this.approve(pool, signed, built);
     }
     throw new CloseRefusedError('APPROVAL_NOT_EFFECTIVE', 'the pool still lacks the approval after approving it');

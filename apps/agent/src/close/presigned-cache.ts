@@ -1,4 +1,4 @@
-import type { SignedAhead } from '@rp/ledger';
+import type { CloseSigningContext, SignedAhead } from '@rp/ledger';
 
 /** A presigned close of one pool and what it was built against. */
 export interface PresignedClose {
@@ -11,6 +11,8 @@ export interface PresignedClose {
   readonly pricesKey: string;
   /** Asset -> price (decimal string) it was built at. */
   readonly prices: Record<string, string>;
+  /** What the signing rule checked it against when it was signed: checked again, without I/O, before it is sent. */
+  readonly rule?: CloseSigningContext;
 }
 
 /** Relative health factor change that makes a presigned close stale (the position or prices moved). */

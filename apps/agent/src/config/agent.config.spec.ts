@@ -83,8 +83,21 @@ describe('agent settings', () => {
     [{ LOCK_LEASE_MS: '10' }, 'LOCK_LEASE_MS must be an integer of at least 1000'],
     [{ STATUS_TOKEN: 'short' }, 'STATUS_TOKEN must be at least 16 characters (value hidden)'],
     [{ LOW_FEE_BALANCE_XLM: '-1' }, 'LOW_FEE_BALANCE_XLM must be a number of XLM, 0 or more'],
+    [{ MAX_CLOSE_FEE_STROOPS: '0.5' }, 'MAX_CLOSE_FEE_STROOPS must be a whole number of stroops between 100 and'],
+    [{ MAX_CLOSE_FEE_STROOPS: '99' }, 'MAX_CLOSE_FEE_STROOPS must be a whole number of stroops between 100 and'],
+    [{ BLEND_POOL_FACTORY: 'GB3JDWCQJCWMJ3IILWIGDTQJJC5567PGVEVXSCVPEQOTDN64VJBDQBYX' }, 'BLEND_POOL_FACTORY must be a valid contract C-address'],
   ])('refuses %j naming the setting', (env, message) => {
     expect(() => loadConfig(AgentConfig, { ...required, ...env })).toThrow(message);
+  });
+
+  it('caps a close at 10 XLM of fees and leaves the pool factory to the network unless set', () => {
+    const config = loadConfig(AgentConfig, required);
+    expect([config.MAX_CLOSE_FEE_STROOPS, config.BLEND_POOL_FACTORY]).toEqual([100_000_000, undefined]);
+    const factory = 'CDSYOAVXFY7SM5S64IZPPPYB4GVGGLMQVFREPSQQEZVIWXX5R23G4QSU';
+    expect(loadConfig(AgentConfig, { ...required, MAX_CLOSE_FEE_STROOPS: '5000000', BLEND_POOL_FACTORY: factory })).toMatchObject({
+      MAX_CLOSE_FEE_STROOPS: 5_000_000,
+      BLEND_POOL_FACTORY: factory,
+    });
   });
 
   it('reads the watched pools as a list', () => {

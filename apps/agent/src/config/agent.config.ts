@@ -147,6 +147,22 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   })
   UNWIND_RECEIVER?: string;
 
+  // The signing rule (issue 17 §1, ADR 016).
+
+  /**
+   * The most a close may pay in fees, stroops (inclusion plus resources). 10 XLM: about a hundred times the resource
+   * fee of a flash-loan unwind, room for surge pricing when the network is congested; a dearer close is not signed.
+   */
+  @IsInt({ message: '$property must be a whole number of stroops between 100 and 10000000000' })
+  @Min(100, { message: '$property must be a whole number of stroops between 100 and 10000000000' })
+  @Max(10_000_000_000, { message: '$property must be a whole number of stroops between 100 and 10000000000' })
+  MAX_CLOSE_FEE_STROOPS = 100_000_000;
+
+  /** The Blend pool factory whose `is_pool` confirms a pool; the network's official v2 factory when unset. */
+  @IsOptional()
+  @IsContractAddress()
+  BLEND_POOL_FACTORY?: string;
+
   /** Milliseconds the per-wallet lock lasts without renewal: a standby takes over within this after a crash. */
   @IsDuration(1000)
   LOCK_LEASE_MS = 15_000;

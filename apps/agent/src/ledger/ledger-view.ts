@@ -9,6 +9,7 @@ import {
   type Positions,
   SwapReceiverClient,
   TokenClient,
+  type UnwindPosition,
   isUnwindRouteRefusal,
   missingApproval,
   networkFromPassphrase,
@@ -101,6 +102,19 @@ export class LedgerView {
     if (held.positions.collateral.size === 0 && held.positions.liabilities.size === 0) return undefined;
     const pool = await this.poolAt(poolId, held.latestLedger);
     return { position: this.summarize(poolId, pool, held.positions), pool };
+  }
+
+  /** What the signing rule checks a close of `poolId` against: the position, the account's sequence, the ledger. */
+  async signingRead(poolId: string): Promise<{ position: UnwindPosition; accountSequence: string; latestLedger: number }> {
+    const { reader } = await this.context();
+    const held = await reader.loadWallet(poolId, this.wallet);
+    if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
+    const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
+    return {
+      position: { reserves: pool.reserves, positions: held.positions, prices },
+      accountSequence: held.account.sequence,
+      latestLedger: held.latestLedger,
+    };
   }
 
   /** Oracle prices of a pool as decimal strings, for the audit snapshot. */

@@ -194,11 +194,12 @@ export class Agent {
     if (!stale) return;
     this.refreshing.add(pool);
     try {
-      const { signed, builtBy } = await this.closer.buildSigned(pool, this.state.account?.sequence);
+      const { signed, builtBy, rule } = await this.closer.buildSigned(pool, this.state.account?.sequence);
       this.presigned.set({
         poolAddress: pool,
         signed,
         builtBy,
+        rule,
         builtAt: Date.now(),
         healthFactor: position.healthFactor,
         pricesKey,

@@ -21,6 +21,16 @@ describe('agent metrics', () => {
     expect(text).toContain('agent_sends_total{path="presigned"} 1\n');
   });
 
+  it('renders the transactions the signing rule refused, by reason', () => {
+    const metrics = new AgentMetrics();
+    metrics.refusedTransaction('unknown_pool');
+    metrics.refusedTransaction('unknown_pool');
+    metrics.refusedTransaction('fee_above_cap');
+    const text = metrics.render();
+    expect(text).toContain('agent_refused_transactions_total{reason="unknown_pool"} 2\n');
+    expect(text).toContain('agent_refused_transactions_total{reason="fee_above_cap"} 1\n');
+  });
+
   it("renders refused offers by reason, payments by outcome and the owner's events", () => {
     const metrics = new AgentMetrics();
     metrics.paymentRefused('wrong_pay_to');

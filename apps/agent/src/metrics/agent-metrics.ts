@@ -21,6 +21,7 @@ export class AgentMetrics {
   private readonly paymentRefusals = new Map<string, number>();
   private readonly payments = new Map<string, number>();
   private readonly ownerEvents = new Map<string, number>();
+  private readonly refusedTransactions = new Map<string, number>();
 
   /** One answered HTTP request, as every app reports them (`http_request_duration_seconds`). */
   request(method: string, route: string, status: number, seconds: number): void {
@@ -55,6 +56,11 @@ export class AgentMetrics {
   /** A 402 offer refused by the purchase limits, by reason (nothing signed). */
   paymentRefused(reason: string): void {
     this.paymentRefusals.set(reason, (this.paymentRefusals.get(reason) ?? 0) + 1);
+  }
+
+  /** A transaction the signing rule refused, by reason (nothing signed or sent). */
+  refusedTransaction(reason: string): void {
+    this.refusedTransactions.set(reason, (this.refusedTransactions.get(reason) ?? 0) + 1);
   }
 
   /** A payment for the key: `signed`, then `granted`, `refused` (by the service) or `expired`. */
@@ -110,6 +116,9 @@ export class AgentMetrics {
       "# HELP agent_owner_events_total Owner's events the service took or refused, by type.",
       '# TYPE agent_owner_events_total counter',
       ...[...this.ownerEvents].map(([labels, count]) => `agent_owner_events_total{${labels}} ${count}`),
+      '# HELP agent_refused_transactions_total Transactions the signing rule refused to sign, by reason.',
+      '# TYPE agent_refused_transactions_total counter',
+      ...[...this.refusedTransactions].map(([reason, count]) => `agent_refused_transactions_total{reason="${reason}"} ${count}`),
       '# HELP process_resident_memory_bytes Resident memory size in bytes.',
       '# TYPE process_resident_memory_bytes gauge',
       `process_resident_memory_bytes ${process.memoryUsage.rss()}`,

@@ -1,4 +1,5 @@
 import type { PresignedCache } from '../close/presigned-cache';
+import type { SigningRefusals } from '../close/signing-refusals';
 import type { Agent } from '../loop/agent';
 import { xlm } from '../loop/agent';
 import type { AgentStore, AuditRecord } from '../store/agent-store';
@@ -26,9 +27,17 @@ export function publicAudit(record: AuditRecord) {
  * `GET /status` (DECISIONS.md, Agent): `{wallet:{address, nativeBalance, lowFeeBalance}, subscription:{active,
  * tier, expiresAt}, positions[], recentCloses[], presigned:{entries, oldestAgeMs, validUntilLedger}, lastPollAt,
  * mode}`, plus `role` (`active`, or `standby` while another instance holds the wallet lock) and
- * `subscription.error` when the key could not be bought.
+ * `subscription.error` when the key could not be bought, and `refusals` (the latest ten transactions the signing rule
+ * refused: `at`, `source` service|ledger, `reason`).
  */
-export async function statusOf(agent: Agent, subscription: SubscriptionKeeper, presigned: PresignedCache, store: AgentStore, wallet: string) {
+export async function statusOf(
+  agent: Agent,
+  subscription: SubscriptionKeeper,
+  presigned: PresignedCache,
+  store: AgentStore,
+  wallet: string,
+  refusals: SigningRefusals,
+) {
   const { state } = agent;
   const recent = await store.audit.find({ wallet }, { sort: { field: 'recordedAtMs', direction: 'desc' }, limit: RECENT_CLOSES });
   const entries = presigned.all();
@@ -52,6 +61,7 @@ export async function statusOf(agent: Agent, subscription: SubscriptionKeeper, p
           ? latestLedger + Math.max(0, Math.floor((earliestEnd - now / 1000) / SECONDS_PER_LEDGER))
           : null,
     },
+    refusals: refusals.view(),
     lastPollAt: state.lastPollAt,
     mode: state.mode,
     role: state.role,

@@ -44,6 +44,8 @@ export interface AgentStatus {
     settledAt: string | null;
   }[];
   presigned: { entries: number; oldestAgeMs: number | null; validUntilLedger: number | null };
+  /** Transactions the signing rule refused, newest first (the latest ten). */
+  refusals: { at: string; source: 'service' | 'ledger'; reason: string }[];
   lastPollAt: string | null;
   mode: string;
   role: string;
@@ -179,6 +181,7 @@ export async function startAgentStack(options: AgentStackOptions): Promise<Agent
           POLL_INTERVAL_MS: '1000',
           WATCHED_POOLS: scenario.pool,
           UNWIND_RECEIVER: scenario.swapReceiver,
+          BLEND_POOL_FACTORY: scenario.poolFactory,
           LOCK_LEASE_MS: '3000',
           ...env,
         });

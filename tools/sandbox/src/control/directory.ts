@@ -36,6 +36,8 @@ export class SandboxDirectory {
   readonly oracles: KnownOracle[] = [];
   readonly pools: KnownPool[] = [];
   readonly receivers: KnownReceiver[] = [];
+  /** The Blend pool factory stand-in every pool the setup deploys is registered with. */
+  poolFactory: string | undefined;
 
   addAccount(account: KnownAccount): void {
     if (!this.accounts.some((known) => known.address === account.address)) this.accounts.push(account);
@@ -58,5 +60,6 @@ export class SandboxDirectory {
 
   clear(): void {
     for (const list of [this.accounts, this.tokens, this.oracles, this.pools, this.receivers]) list.length = 0;
+    this.poolFactory = undefined;
   }
 }

@@ -11,6 +11,7 @@ import {
 } from '@rp/ledger';
 import { BLEND_POOL_CONTRACT } from '../contracts/blend-pool';
 import { ORACLE_CONTRACT } from '../contracts/oracle';
+import { POOL_FACTORY_CONTRACT } from '../contracts/pool-factory';
 import { address, i128, string, toBigInt, u32 } from '../contracts/scval';
 import { SWAP_RECEIVER_CONTRACT } from '../contracts/swap-receiver';
 import { TOKEN_CONTRACT } from '../contracts/token';
@@ -107,7 +108,12 @@ export class SandboxSetup {
     this.ledger.invokePrivileged(oracle, 'set_price', [encodeOracleAsset({ stellar: asset }), i128(price)]);
   }
 
-  deployPool(name: string, oracle: string, options: { maxPositions?: number; minCollateral?: bigint } = {}): string {
+  /** A pool registered with the sandbox's pool factory, unless `registered: false` (an impostor the factory does not know). */
+  deployPool(
+    name: string,
+    oracle: string,
+    options: { maxPositions?: number; minCollateral?: bigint; registered?: boolean } = {},
+  ): string {
     const backstop = this.ledger.deployContract(TOKEN_CONTRACT, {
       salt: `backstop:${name}`,
       constructorArgs: [address(SANDBOX_ADMIN.publicKey()), u32(7), string('Backstop placeholder'), string('BSTOP')],
@@ -126,8 +132,21 @@ export class SandboxSetup {
       ],
     });
     this.ledger.invokePrivileged(contractId, 'set_status', [u32(0)]);
+    if (options.registered !== false) this.ledger.invokePrivileged(this.poolFactory(), 'register', [address(contractId)]);
     this.directory.pools.push({ name, contractId, oracle, reserves: [] });
     return contractId;
+  }
+
+  /**
+   * The sandbox's Blend pool factory (deployed with the first pool): `is_pool` is true for every pool `deployPool`
+   * made, as the real factory answers for the pools it deployed. Agents read it at BLEND_POOL_FACTORY.
+   */
+  poolFactory(): string {
+    this.directory.poolFactory ??= this.ledger.deployContract(POOL_FACTORY_CONTRACT, {
+      salt: 'pool-factory',
+      constructorArgs: [address(SANDBOX_ADMIN.publicKey())],
+    });
+    return this.directory.poolFactory;
   }
 
   /** Sets a pool's status as its admin would: 0-1 active, 2-3 on ice, 4-5 frozen. */

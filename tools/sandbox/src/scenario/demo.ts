@@ -19,6 +19,8 @@ export interface LoadedScenario {
   readonly oracle: string;
   readonly pool: string;
   readonly swapReceiver: string;
+  /** The Blend pool factory stand-in that knows `pool` (BLEND_POOL_FACTORY for agents). */
+  readonly poolFactory: string;
   readonly sponsor: { readonly address: string; readonly secret: string };
   readonly paymentReceiver: string;
   /** How many settlement lanes of the sponsor are funded. */
@@ -90,6 +92,7 @@ export function loadDemoScenario(setup: SandboxSetup): LoadedScenario {
     oracle,
     pool,
     swapReceiver,
+    poolFactory: setup.poolFactory(),
     sponsor: DEMO_ACCOUNTS.sponsor,
     paymentReceiver: DEMO_ACCOUNTS.paymentReceiver.address,
     settlementLanes: DEMO_SETTLEMENT_LANES,

@@ -1,0 +1,3 @@
+export * from './authorization-tree';
+export * from './close-signing-rule';
+export * from './pool-factory-client';

@@ -1,0 +1,1 @@
+export { POOL_FACTORY_CONTRACT, poolFactoryContract } from './pool-factory.contract';
