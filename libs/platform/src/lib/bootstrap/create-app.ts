@@ -97,7 +97,7 @@ export async function createApp<C extends AppConfig>(
       http.addHook('preValidation', hooks.preValidation);
     }
   }
-  registerJsonBodies(http, bodyLimit);
+  await registerJsonBodies(http, bodyLimit);
   if (definition.requestContext !== false) http.addHook('preHandler', enterRequestContext);
   http.addHook('onResponse', accessLog(logger));
   http.addHook('onResponse', app.get(HttpMetrics).observe);
