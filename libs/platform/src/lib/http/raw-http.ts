@@ -76,6 +76,8 @@ function parseAnswer(bytes: Buffer): (RawAnswer & { complete: boolean }) | undef
   if (end < 0) return undefined;
   const [statusLine, ...headerLines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
   const status = Number(statusLine.split(' ')[1]);
+  // An interim answer (100 Continue) comes before the real one.
+  if (status >= 100 && status < 200) return parseAnswer(bytes.subarray(end + 4));
   const headers: Record<string, string> = {};
   for (const line of headerLines) {
     const colon = line.indexOf(':');
