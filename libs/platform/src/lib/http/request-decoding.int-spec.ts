@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { Body, Controller, Delete, DynamicModule, Get, Module, Options, Post, Query } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -194,4 +196,60 @@ describe('request decoding never crashes an app', () => {
       expect(stored).toEqual([]);
     },
   );
+});
+
+/**
+ * A compressed body the app stops reading (413 once decoded past the limit) must not leave its keep-alive connection
+ * stalled: the rest of the body would sit unread and the next request on that connection would never be answered.
+ */
+describe('a connection after a refused compressed body', () => {
+  let app: NestFastifyApplication;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await initApp(
+      await createApp(definition, loadConfig(AppConfig, { LOG_LEVEL: 'silent', BODY_LIMIT: '16kb' })),
+    );
+    await app.listen(0, '127.0.0.1');
+    port = Number(new URL(await app.getUrl()).port);
+  });
+
+  afterAll(() => app.close());
+
+  // Random bytes do not compress: far more body is left unread once the limit is reached than any buffer holds.
+  const incompressible = (encode: (data: Buffer) => Buffer) =>
+    encode(Buffer.from(JSON.stringify({ text: randomBytes(192 * 1024).toString('base64') })));
+  const BODIES: Record<string, Buffer> = {
+    'gzip bomb': ENCODED.find(([name]) => name === 'gzip bomb')![2],
+    'br bomb': ENCODED.find(([name]) => name === 'br bomb')![2],
+    'gzip, 256 KB that do not compress': incompressible(gzipSync),
+    'deflate, 256 KB that do not compress': incompressible(deflateSync),
+  };
+
+  it.each(Object.keys(BODIES))('answers the next request or closes, never hangs (%s, then GET)', async (body) => {
+    const bomb = BODIES[body];
+    const encoding = body.split(/[ ,]/)[0];
+    const first = Buffer.from(
+      `POST /notes HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-encoding: ${encoding}\r\n` +
+        `content-length: ${bomb.length}\r\n\r\n`,
+    );
+    const second = Buffer.from('GET /health HTTP/1.1\r\nhost: x\r\n\r\n');
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    const outcome = new Promise<string>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        const text = Buffer.concat(received).toString('latin1');
+        if ((text.match(/HTTP\/1\.1 /g) ?? []).length >= 2) resolve('answered');
+      });
+      socket.on('close', () => resolve('closed'));
+      socket.on('error', () => undefined);
+    });
+    socket.write(Buffer.concat([first, bomb, second]));
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('stalled'), 5000).unref());
+    const result = await Promise.race([outcome, timeout]);
+    socket.destroy();
+    expect(Buffer.concat(received).toString('latin1')).toMatch(/^HTTP\/1\.1 413 /);
+    expect(result).not.toBe('stalled');
+  });
 });
