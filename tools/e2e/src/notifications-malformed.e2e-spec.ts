@@ -1,7 +1,9 @@
 /**
  * No input makes notifications answer 5xx and no refused input is stored or sent: at least 1,000 generated malformed
  * requests per route, through the gateway (with a valid key, the admin key or the webhook secret as the route
- * wants). Seeded, so a failing request can be replayed; failures are printed with their answer.
+ * wants). Seeded, so a failing request can be replayed; failures are printed with their answer. A request that
+ * carries the credentials its route wants and is refused with 401 or 403 fails the test: the refusals must be the
+ * validation the route owes, not the authentication in front of it (issue 22).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -138,6 +140,7 @@ describe('malformed requests to notifications', () => {
   ) {
     const random = generator(route.length * 7919 + 17);
     const counts: Record<number, number> = {};
+    const owed = { count: 0 };
     for (let i = 0; i < PER_ROUTE; i += 25) {
       await Promise.all(
         Array.from({ length: 25 }, async (_, j) => {
@@ -148,7 +151,11 @@ describe('malformed requests to notifications', () => {
             headers: request.headers,
           });
           counts[answer.status] = (counts[answer.status] ?? 0) + 1;
-          if (answer.status >= 500 || (answer.status >= 200 && answer.status < 300)) {
+          // A request with the credentials its route wants must be refused for what it holds, not at the door.
+          const credentialed = carriesValidCredentials(request);
+          if (credentialed) owed.count += 1;
+          const refusedAtTheDoor = credentialed && (answer.status === 401 || answer.status === 403);
+          if (answer.status >= 500 || (answer.status >= 200 && answer.status < 300) || refusedAtTheDoor) {
             failures.push(
               `${route}: ${request.method} ${request.path} ${JSON.stringify(request.body)?.slice(0, 300)} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
             );
@@ -156,7 +163,14 @@ describe('malformed requests to notifications', () => {
         }),
       );
     }
-    return counts;
+    return { counts, credentialed: owed.count };
+  }
+
+  /** The key (keyed routes), the admin key or the webhook secret as the route wants them, unchanged. */
+  function carriesValidCredentials(request: { headers?: Record<string, string>; auth?: 'key' | 'none' }): boolean {
+    if (request.auth !== 'none') return true;
+    const given = request.headers ?? {};
+    return given['x-admin-key'] === ADMIN_KEY || given['x-webhook-secret'] === WEBHOOK_SECRET;
   }
 
   const messenger = (r: Random) => ({
@@ -313,12 +327,14 @@ describe('malformed requests to notifications', () => {
       }),
     ],
   ])(
-    '%s: 1,000 malformed requests, none 5xx or accepted',
+    '%s: 1,000 malformed requests, each refused by the route itself (no 5xx, no 2xx, no 401 or 403)',
     async (route, make) => {
       const before = failures.length;
-      const counts = await run(route, make);
+      const { counts, credentialed } = await run(route, make);
       console.log(`${route}: ${JSON.stringify(counts)}`);
       expect(failures.slice(before)).toEqual([]);
+      // The refusals the route owes: validation (400) or, for well-formed requests about nothing, 404.
+      if (credentialed > 0) expect((counts[400] ?? 0) + (counts[404] ?? 0)).toBeGreaterThan(0);
     },
     300_000,
   );

@@ -40,6 +40,9 @@ export async function registerForwarding(
           method: METHODS,
           url,
           exposeHeadRoute: false,
+          // Bodies pass on compressed as they came; answers pass back as the service wrote them.
+          compress: false,
+          decompress: false,
           // The service's answer carries the security headers of its own platform; setting them again is waste.
           config: { ...FORWARDED_BODY, metricsRoute: `${route.prefix}/*`, securityHeaders: false },
           handler: proxy.forward,

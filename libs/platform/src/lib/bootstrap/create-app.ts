@@ -9,6 +9,8 @@ import { AppConfig, InternalAuthConfig } from '../config/app-config';
 import { secretValuesOf } from '../config/load-config';
 import { sendError } from '../errors/error-envelope.filter';
 import { bodyLimitBytes, registerJsonBodies } from '../http/request-body';
+import { answerClientError, answerFrameworkError } from '../http/client-errors';
+import { refuseOddRequestTargets } from '../http/request-target';
 import { helmetHeaders, securityHeadersHook } from '../http/security-headers';
 import { internalAuthHooks } from '../internal-auth/internal-auth.hook';
 import type { NonceStore } from '../internal-auth/nonce-store';
@@ -32,7 +34,7 @@ export interface CreateAppOptions {
 /**
  * Builds the app on Nest's Fastify adapter with every platform layer in place, without listening. Tests call this
  * directly (then `initApp`). The layers are Fastify hooks, not middleware, so a request pays only for what it uses:
- * onRequest: request id, security headers, the gateway's signature and nonce check (before any body is read);
+ * onRequest: request id, a canonical request target (else 400), security headers, the gateway's signature and nonce check (before any body is read);
  * preParsing / parser: the signed body hash over the bytes as they arrive, decompression and strict JSON;
  * preValidation: a signed body that was never read must be empty; preHandler: the request's async context;
  * onResponse: the access line and the duration metric. Errors raised outside Nest's router (body reading, hooks)
@@ -62,6 +64,9 @@ export async function createApp<C extends AppConfig>(
     keepAliveTimeout: IDLE_CONNECTION_TIMEOUT_MS,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // What Node's parser or the router refuse before any hook runs is answered in the envelope too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     // Services route `/x/` as `/x`; the gateway classifies paths the same way.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
@@ -83,6 +88,7 @@ export async function createApp<C extends AppConfig>(
 
   const http = app.getHttpAdapter().getInstance();
   http.addHook('onRequest', echoRequestId);
+  http.addHook('onRequest', refuseOddRequestTargets);
   http.addHook('onRequest', securityHeadersHook(helmetHeaders()));
   if (config instanceof InternalAuthConfig && definition.internalAuth !== false) {
     const hooks = internalAuthHooks({
@@ -97,7 +103,7 @@ export async function createApp<C extends AppConfig>(
       http.addHook('preValidation', hooks.preValidation);
     }
   }
-  registerJsonBodies(http, bodyLimit);
+  await registerJsonBodies(http, bodyLimit);
   if (definition.requestContext !== false) http.addHook('preHandler', enterRequestContext);
   http.addHook('onResponse', accessLog(logger));
   http.addHook('onResponse', app.get(HttpMetrics).observe);

@@ -12,7 +12,7 @@ export interface RenderedError {
 
 /**
  * Errors raised while a request is read, before any route runs: Fastify's own (identified by `code`), ours from the
- * body readers (`MalformedJsonError`, `UnsupportedEncodingError`), and stream failures Fastify marks as 4xx (a body
+ * body readers (`MalformedJsonError`, `UnsupportedEncodingError`, a body that fails to decompress), and stream failures Fastify marks as 4xx (a body
  * that fails to decompress). Each becomes a 4xx with a plain message; none is ever a 500.
  */
 const REQUEST_READ_ERRORS: Record<string, { status: number; code: string; message: (error: ReadError) => string }> = {
@@ -30,6 +30,11 @@ const REQUEST_READ_ERRORS: Record<string, { status: number; code: string; messag
     status: 400,
     code: ErrorCode.BAD_REQUEST,
     message: () => 'Request body size does not match Content-Length',
+  },
+  RP_UNDECODABLE_BODY: {
+    status: 400,
+    code: ErrorCode.BAD_REQUEST,
+    message: () => 'Request body could not be decoded as its Content-Encoding says',
   },
   RP_MALFORMED_JSON: { status: 400, code: ErrorCode.MALFORMED_JSON, message: (error) => error.message },
   RP_UNSUPPORTED_ENCODING: { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message: (error) => error.message },

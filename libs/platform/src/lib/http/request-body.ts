@@ -1,5 +1,4 @@
-import type { Readable, Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import fastifyCompress from '@fastify/compress';
 import { ErrorCode } from '@rp/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
@@ -21,12 +20,15 @@ export class UnsupportedEncodingError extends Error {
   readonly statusCode = 415;
 }
 
-const DECODERS: Record<string, () => Transform> = {
-  gzip: createGunzip,
-  'x-gzip': createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
-};
+/**
+ * What a body that fails to decompress (not the encoding it claims, truncated, trailing bytes, the client gone)
+ * becomes: the library copies these fields onto the stream's error, which the body reader passes on. Rendered as
+ * 400 `BAD_REQUEST`, as before the library read them.
+ */
+export const UNDECODABLE_BODY = { code: 'RP_UNDECODABLE_BODY', statusCode: 400 } as const;
+
+/** The encodings request bodies may come in (`x-gzip` is read as `gzip`, names in any case). */
+export const REQUEST_ENCODINGS = ['gzip', 'deflate', 'br'] as const;
 
 /** `1mb` -> 1048576: the `BODY_LIMIT` notation (b, kb, mb; binary multiples, as body-parser read it). */
 export function bodyLimitBytes(limit: string): number {
@@ -43,9 +45,21 @@ export function bodyLimitBytes(limit: string): number {
  * deeper than `MAX_JSON_DEPTH`, and strings holding lone surrogates (not Unicode text; no database stores them).
  * An empty body reads as `{}`.
  */
-export function registerJsonBodies(fastify: FastifyInstance, bodyLimit: number): void {
+export async function registerJsonBodies(fastify: FastifyInstance, bodyLimit: number): Promise<void> {
   fastify.removeAllContentTypeParsers();
-  fastify.addHook('preParsing', decodeContentEncoding);
+  fastify.addHook('preParsing', settleContentEncoding);
+  // Decompression is @fastify/compress's (a route-level preParsing step, after the app's own): each stream it starts
+  // has its error heard, and the error reaches the body reader as a 400. Responses are not compressed here.
+  await fastify.register(fastifyCompress, {
+    global: false,
+    globalDecompression: true,
+    requestEncodings: [...REQUEST_ENCODINGS, 'identity'],
+    onUnsupportedRequestEncoding: (encoding) =>
+      new UnsupportedEncodingError(
+        `Content-Encoding ${encoding.slice(0, 40)} is not supported (${REQUEST_ENCODINGS.join(', ')}, one at most)`,
+      ),
+    onInvalidRequestPayload: () => UNDECODABLE_BODY as unknown as Error,
+  });
   const parseJsonText = fastify.getDefaultJsonParser('error', 'error');
   const parse = (
     request: FastifyRequest,
@@ -90,36 +104,46 @@ export function registerJsonBodies(fastify: FastifyInstance, bodyLimit: number):
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-type Payload = Readable & { receivedEncodedLength?: number };
-
-/** `preParsing` hook: the body as it was before `Content-Encoding`, or a 415 for an encoding we cannot undo. */
-function decodeContentEncoding(
+/**
+ * `preParsing` hook, before the decompressor: says which `Content-Encoding` the body reader will undo. Only a body
+ * Fastify will read with the JSON parser is decoded: on any other request (a GET's body, a body without a content
+ * type, a content type refused with 415) the header is dropped, so no decompression stream is started for bytes
+ * nobody reads (Node discards them once the answer is sent). The name is trimmed and lower-cased, `x-gzip` read as
+ * `gzip`. Routes that pass the body on as it came (the gateway's forwarding) are left alone.
+ */
+function settleContentEncoding(
   request: FastifyRequest,
   _reply: FastifyReply,
-  payload: Payload,
-  done: (error: Error | null, stream?: Payload) => void,
+  payload: unknown,
+  done: (error: Error | null, stream?: never) => void,
 ): void {
-  const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  // Routes that pass the body on as it came (the gateway's forwarding) leave it encoded.
+  const header = request.headers['content-encoding'];
   const passedOn = (request.routeOptions.config as { forwardBody?: boolean } | undefined)?.forwardBody === true;
-  if (encoding === 'identity' || encoding === '' || passedOn) {
-    done(null, payload);
+  if (header === undefined || passedOn) {
+    done(null, payload as never);
     return;
   }
-  const decoder = DECODERS[encoding];
-  if (!decoder) {
-    done(new UnsupportedEncodingError(`Content-Encoding ${encoding} is not supported (gzip, deflate or br)`));
-    return;
+  if (!readsJsonBody(request)) {
+    delete request.headers['content-encoding'];
+  } else {
+    const encoding = header.trim().toLowerCase();
+    request.headers['content-encoding'] = encoding === 'x-gzip' ? 'gzip' : encoding;
   }
-  const decoded: Transform & { receivedEncodedLength?: number } = decoder();
-  // Fastify compares Content-Length with the bytes that arrived, not with what they decompress to.
-  decoded.receivedEncodedLength = 0;
-  payload.on('data', (chunk: Buffer) => {
-    decoded.receivedEncodedLength = (decoded.receivedEncodedLength ?? 0) + chunk.length;
-  });
-  payload.on('error', (error) => decoded.destroy(error));
-  payload.pipe(decoded);
-  done(null, decoded);
+  done(null, payload as never);
+}
+
+/** Methods whose body Fastify never reads. */
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
+const JSON_TYPE = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i;
+
+/** Whether Fastify will read this request's body with one of the JSON parsers (its handle-request rule). */
+function readsJsonBody(request: FastifyRequest): boolean {
+  if (BODYLESS.has(request.method)) return false;
+  const { headers } = request;
+  if (headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') return false;
+  const type = headers['content-type'];
+  return type !== undefined && JSON_TYPE.test(type.trim());
 }
 
 /** Deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */

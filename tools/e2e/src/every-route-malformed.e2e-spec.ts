@@ -1,0 +1,213 @@
+/**
+ * Every route of every app, as real processes from source, answers generated malformed requests (methods x path
+ * tricks x query x headers x bodies x encodings, 1,000 per route from a fixed seed) below 500 or by closing the
+ * connection, and none of them kills a process or stores anything (issue 16 §1). Routes come from the apps
+ * themselves: each service's OpenAPI document, the gateway's merged document (every public path, through the gateway
+ * to the real services), the platform routes every Nest app serves, and the agent's status routes. A new route is in
+ * the document, hence in this suite. Services run without INTERNAL_TOKEN and half the requests carry a caller
+ * identity, so the generated requests reach each route's own validation, not only the signature check.
+ */
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { AppProcess } from '@rp/dev';
+import { type RedisClient, closeRedisConnection, createRedisConnection, encodeCallerIdentity } from '@rp/platform';
+import { type RunningSandbox, startSandbox, trustSandboxCertificate } from '@rp/sandbox';
+import { FuzzClient, type Outcome } from './support/fuzz-client';
+import { BODY_LIMIT, type MalformedRequest, type Route, malformedRequest } from './support/malformed-requests';
+import { REDIS_URL, type AppName, startApp } from './support/running-apps';
+import { generator } from './support/seeded-random';
+import { notificationsSettings } from './support/notifications-stack';
+import { paidSubscriptionSettings } from './support/paid-stack';
+
+/** 1,000 in CI; `RP_FUZZ_PER_ROUTE` lowers it while a failure is looked into. */
+const PER_ROUTE = Number(process.env['RP_FUZZ_PER_ROUTE'] ?? 1000);
+const SEED = 16;
+const REDIS_DB = 7;
+/** Every Nest app serves these besides its documented routes (liveness, readiness, metrics, its document). */
+const PLATFORM_ROUTES = ['/health', '/health/live', '/health/ready', '/metrics', '/openapi.json'];
+/** The agent's status server (no Nest, no document: ADR 013); see apps/agent/src/http/status-server.ts. */
+const AGENT_ROUTES = ['/health', '/health/live', '/health/ready', '/status', '/metrics'];
+
+const identity = encodeCallerIdentity({
+  keyId: 'fuzz-key',
+  tier: 'partner',
+  rateLimit: 1_000_000,
+  burst: 1_000_000,
+  expiresAt: '2099-01-01T00:00:00.000Z',
+  email: 'fuzz@example.com',
+  account: 'partner:fuzz',
+});
+
+const redisUrl = (() => {
+  const url = new URL(REDIS_URL);
+  url.pathname = `/${REDIS_DB}`;
+  return url.toString();
+})();
+
+let directory: string;
+const apps = new Map<AppName, AppProcess>();
+let redis: RedisClient;
+let sandbox: RunningSandbox;
+
+/** The SQLite file of an app that has a database. */
+const databaseOf = (app: AppName) => join(directory, `${app}.sqlite`);
+const HAS_DATABASE: AppName[] = ['subscription', 'notifications', 'agent'];
+
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'rp-fuzz-'));
+  // Every app configured as in production (payment, admin key, webhook secret, channels): a route that is not
+  // configured answers 503 by design, which would hide what it does with a malformed request.
+  // No ledger closes: nothing here settles, and the risk monitor then has no rounds to run beside the suite.
+  sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
+  trustSandboxCertificate(sandbox.tlsCertificate);
+  const configured: Partial<Record<AppName, Record<string, string>>> = {
+    subscription: paidSubscriptionSettings(sandbox, sandbox.scenario!, ''),
+    txb: { CONTRACT_RPC_URL: sandbox.rpcUrl },
+    notifications: { ...notificationsSettings(sandbox, '', redisUrl), RMS_POOLS: sandbox.scenario!.pool },
+  };
+  const env = (app: AppName): Record<string, string> => {
+    const settings: Record<string, string> = {
+      ...configured[app],
+      REDIS_URL: redisUrl,
+      BODY_LIMIT,
+      LOG_LEVEL: 'warn',
+      ...(HAS_DATABASE.includes(app) ? { DATABASE_URL: `sqlite://${databaseOf(app)}` } : {}),
+    };
+    // No INTERNAL_TOKEN: identities travel unsigned, so generated requests reach each route's validation.
+    delete settings['INTERNAL_TOKEN'];
+    return settings;
+  };
+  const [subscription, txb, notifications, agent] = await Promise.all(
+    (['subscription', 'txb', 'notifications', 'agent'] as const).map((app) => startApp(app, env(app))),
+  );
+  apps.set('subscription', subscription).set('txb', txb).set('notifications', notifications).set('agent', agent);
+  apps.set(
+    'gateway',
+    await startApp('gateway', {
+      ...env('gateway'),
+      SUBSCRIPTION_URL: subscription.url,
+      TXB_URL: txb.url,
+      NOTIFICATIONS_URL: notifications.url,
+      PUBLIC_RATE_LIMIT: '10000000',
+      PUBLIC_BURST: '10000000',
+      KEY_FAILURE_BURST: '10000000',
+      KEY_FAILURE_RATE_LIMIT: '10000000',
+    }),
+  );
+  if (process.env['RP_FUZZ_LOG']) appendFileSync(process.env['RP_FUZZ_LOG'], 'started\n');
+  const url = new URL(redisUrl);
+  redis = createRedisConnection({ url: redisUrl, host: url.hostname, port: Number(url.port), db: REDIS_DB }, 'e2e');
+}, 180_000);
+
+afterAll(async () => {
+  if (redis) await closeRedisConnection(redis);
+  await Promise.all([...apps.values()].map((app) => app.stop()));
+  await sandbox?.close();
+  if (directory) rmSync(directory, { recursive: true, force: true });
+});
+
+/** The routes `app` serves, read from the app itself. */
+async function routesOf(app: AppName): Promise<Route[]> {
+  const running = apps.get(app)!;
+  if (app === 'agent') return AGENT_ROUTES.map((path) => ({ method: 'GET', path }));
+  const documentPath = app === 'gateway' ? '/api/docs/openapi.json' : '/openapi.json';
+  const document = (await (await fetch(`${running.url}${documentPath}`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations)
+      .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map((method) => ({ method: method.toUpperCase(), path })),
+  );
+  const platform = PLATFORM_ROUTES.map((path) => ({ method: 'GET', path }));
+  const gatewayOwn =
+    app === 'gateway'
+      ? ['/api/docs', '/api/docs/openapi.json', '/api/docs/swagger-ui-init.js', '/api/v1/nobody/owns/this'].map(
+          (path) => ({ method: 'GET', path }),
+        )
+      : [];
+  return [...documented, ...platform, ...gatewayOwn];
+}
+
+/** Rows of every table of each app's database, and every Redis key but housekeeping. */
+async function storedState(): Promise<Record<string, unknown>> {
+  const state: Record<string, unknown> = {};
+  for (const app of HAS_DATABASE) {
+    const db = new Database(databaseOf(app), { readonly: true, fileMustExist: true });
+    try {
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .all() as { name: string }[];
+      // Rows only: a table an app creates on first use is schema, not something stored.
+      for (const { name } of tables) {
+        const rows = (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n;
+        if (rows > 0) state[`${app}.${name}`] = rows;
+      }
+    } finally {
+      db.close();
+    }
+  }
+  // Queue housekeeping (BullMQ's meta and stalled-check keys), the risk monitor's rounds and the agent's lease come
+  // and go on their own.
+  const housekeeping = /:(meta|stalled-check)$|^rp:agent:lock:|:rms:(round|events-ledger)/;
+  const keys = (await redis.keys('*')).filter((key) => !housekeeping.test(key)).sort();
+  state['redis'] = keys;
+  return state;
+}
+
+describe.each(['subscription', 'txb', 'notifications', 'agent', 'gateway'] as const)('every route of %s', (app) => {
+  let client: FuzzClient;
+  let exited: number | null | undefined;
+
+  beforeAll(() => {
+    const running = apps.get(app)!;
+    client = new FuzzClient(running.url);
+    void running.whenExited().then((code) => (exited = code));
+  });
+
+  it(`answers ${PER_ROUTE} malformed requests per route below 500, lives on, and stores nothing`, async () => {
+    const routes = await routesOf(app);
+    expect(routes.length).toBeGreaterThan(app === 'agent' ? 4 : 5);
+    const before = await storedState();
+    const random = generator(SEED);
+    const failures: string[] = [];
+    const statuses = new Map<Outcome['status'], number>();
+    const withIdentity = (): Record<string, string> => (random.next() < 0.5 ? { 'x-rp-identity': identity } : {});
+    for (const route of routes) {
+      await client.run(
+        PER_ROUTE,
+        () => malformedRequest(random, route, withIdentity),
+        (request: MalformedRequest, outcome: Outcome) => {
+          statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
+          if (typeof outcome.status === 'number' && outcome.status >= 500) {
+            failures.push(`${outcome.status} ${describeRequest(request)} -> ${outcome.body}`);
+          }
+        },
+      );
+      expect({ route, exited }).toEqual({ route, exited: undefined });
+      if (process.env['RP_FUZZ_LOG'])
+        appendFileSync(process.env['RP_FUZZ_LOG'], `${app} ${route.method} ${route.path}\n`);
+    }
+    // No 5xx, the process is alive and still answers, nothing was stored.
+    expect(failures.slice(0, 20)).toEqual([]);
+    expect(exited).toBeUndefined();
+    expect(apps.get(app)!.running).toBe(true);
+    expect((await fetch(`${apps.get(app)!.url}/health`)).status).toBe(200);
+    expect(await storedState()).toEqual(before);
+    expect(sandbox.channels.log.size).toBe(0);
+    // The generator reaches past the first refusal: many distinct 4xx answers, and some requests routed as written.
+    const fourHundreds = [...statuses.keys()].filter((status) => typeof status === 'number' && status >= 400);
+    expect(fourHundreds.length).toBeGreaterThanOrEqual(app === 'agent' ? 3 : 5);
+    process.stdout.write(`${app}: ${routes.length} routes, ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+  }, 600_000);
+});
+
+function describeRequest(request: MalformedRequest): string {
+  const headers = JSON.stringify(request.headers).slice(0, 300);
+  const body = request.body
+    ? `${request.body.length} bytes: ${request.body.subarray(0, 80).toString('latin1')}`
+    : 'no body';
+  return `${request.method} ${request.target.slice(0, 200)} ${headers} ${body}`;
+}
