@@ -58,7 +58,10 @@ export async function registerJsonBodies(fastify: FastifyInstance, bodyLimit: nu
       new UnsupportedEncodingError(
         `Content-Encoding ${encoding.slice(0, 40)} is not supported (${REQUEST_ENCODINGS.join(', ')}, one at most)`,
       ),
-    onInvalidRequestPayload: () => UNDECODABLE_BODY as unknown as Error,
+    // A refusal raised inside the body's own pipeline (the signed-call body hash) keeps its answer; only a
+    // decoder's failure becomes the undecodable-body 400 (the plugin copies the returned fields onto the error).
+    onInvalidRequestPayload: (_encoding, _request, error) =>
+      error instanceof ApiError ? error : (UNDECODABLE_BODY as unknown as Error),
   });
   const parseJsonText = fastify.getDefaultJsonParser('error', 'error');
   const parse = (
