@@ -14,6 +14,7 @@ import { Agent } from './loop/agent';
 import { RiskReader } from './loop/risk-reader';
 import { AgentMetrics } from './metrics/agent-metrics';
 import { MockService } from './mock/mock-service';
+import { CloseReport } from './owner/close-report';
 import { createOwnerEvents } from './owner/owner-runtime';
 import { ServiceClient } from './service/service-client';
 import { statusOf } from './status/status-view';
@@ -43,9 +44,10 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
     logger.warn({ err: error.message }, 'txb did not take the close for tracking (it is on the network already)'),
   );
   const passphrase = mock ? async () => 'Test SDF Network ; September 2015' : () => ledger.passphrase();
-  const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock);
+  const report = new CloseReport(owner.events, ledger, logger);
+  const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock, report);
   const reader = new RiskReader(wallet.address, config.WATCHED_POOLS, ledger, service, subscription, mock, logger);
-  const agent = new Agent(config, wallet, ledger, reader, subscription, presigned, closer, leases, metrics, logger, mock);
+  const agent = new Agent(config, wallet, ledger, reader, subscription, presigned, closer, leases, metrics, logger, mock, owner.events);
 
   const server = createStatusServer(
     {
