@@ -49,6 +49,7 @@ function ownerChannels(stack: AgentStack) {
 
 const SENT = 'Your risk agent sent a close';
 const CONFIRMED = 'close is confirmed on the ledger';
+const TOOK_OVER = 'A standby risk agent took over your wallet';
 
 describe("the agent telling its wallet's owner", () => {
   let stack: AgentStack;
@@ -158,6 +159,23 @@ describe("the agent telling its wallet's owner", () => {
       await second?.stop();
     }
   }, 240_000);
+
+  it('tells the owner once when a standby instance takes the wallet over from one that died', async () => {
+    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    const channels = ownerChannels(stack);
+    const shared = { ...channels.env, DATABASE_URL: stack.databaseUrl(), REDIS_URL: '', LOCK_LEASE_MS: '3000' };
+    const first = await stack.agent(owner, shared);
+    await stack.until(first, (s) => s.role === 'active' && s.subscription.active, 'the first agent active with a key');
+    const second = await stack.agent(owner, shared);
+    await stack.until(second, (s) => s.role === 'standby', 'the second agent standing by');
+    await first.kill();
+    await stack.until(second, (s) => s.role === 'active', 'the second agent taking over', 60_000);
+    for (const message of await channels.each(TOOK_OVER)) expect(message?.text).toContain(owner.address.slice(0, 6));
+    expect(await stack.metrics(second)).toContain(
+      'agent_owner_events_total{type="standby_took_over",outcome="delivered"} 1',
+    );
+    for (const filter of channels.destinations) expect(channels.received(filter, TOOK_OVER)).toHaveLength(1);
+  }, 180_000);
 });
 
 /** Watches the sandbox ledger: hashes of the wallet's transactions handed to it (`sendTransaction`) and applied. */
