@@ -50,6 +50,7 @@ function ownerChannels(stack: AgentStack) {
 const SENT = 'Your risk agent sent a close';
 const CONFIRMED = 'close is confirmed on the ledger';
 const TOOK_OVER = 'A standby risk agent took over your wallet';
+const FEE_LOW = 'fee balance is low';
 
 describe("the agent telling its wallet's owner", () => {
   let stack: AgentStack;
@@ -159,6 +160,21 @@ describe("the agent telling its wallet's owner", () => {
       await second?.stop();
     }
   }, 240_000);
+
+  it('tells the owner of a low fee balance once per fall, not at every poll', async () => {
+    // The wallet holds 100 XLM: below a 150 XLM threshold from the first poll on.
+    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    const channels = ownerChannels(stack);
+    const agent = await stack.agent(owner, { ...channels.env, LOW_FEE_BALANCE_XLM: '150' });
+    await stack.until(agent, (s) => s.wallet.lowFeeBalance && s.subscription.active, 'a low fee balance and a key');
+    for (const message of await channels.each(FEE_LOW)) expect(message?.text).toMatch(/XLM balance\W+\d+\.\d+/);
+    const polls = async () => Number(/agent_polls_total\{mode="\w+"\} (\d+)/.exec(await stack.metrics(agent))?.[1] ?? 0);
+    const seen = await polls();
+    await until(async () => (await polls()) >= seen + 5, 'five more polls', 60_000);
+    // The agent emitted it once (the service's cooldown would hide a repeat from the channels, not from this count).
+    expect(await stack.metrics(agent)).toContain('agent_owner_events_total{type="fee_balance_low",outcome="delivered"} 1\n');
+    for (const filter of channels.destinations) expect(channels.received(filter, FEE_LOW)).toHaveLength(1);
+  }, 180_000);
 
   it('tells the owner once when a standby instance takes the wallet over from one that died', async () => {
     const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
