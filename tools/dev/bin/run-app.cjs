@@ -10,8 +10,6 @@ if (!apps.includes(app)) {
   process.exit(64);
 }
 ensureCompiled();
-// Stack traces name the TypeScript file and line. Not in the agent: the parsed source maps cost it about 4 MB of its
-// 100 MB budget (docs/benchmarks.md); its traces name the compiled file in dist/dev, which keeps the sources' layout.
-// RP_SOURCE_MAPS=1 turns them on for it too.
-if (app !== 'agent' || process.env.RP_SOURCE_MAPS === '1') process.setSourceMapsEnabled(true);
+// Stack traces name the TypeScript file and line.
+process.setSourceMapsEnabled(true);
 require(compiledPath(`apps/${app}/src/main.ts`));
