@@ -44,7 +44,7 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
     logger.warn({ err: error.message }, 'txb did not take the close for tracking (it is on the network already)'),
   );
   const passphrase = mock ? async () => 'Test SDF Network ; September 2015' : () => ledger.passphrase();
-  const report = new CloseReport(owner.events, ledger, logger);
+  const report = new CloseReport(owner.events, ledger, logger, config.CLOSE_COOLDOWN_TTL * 1000);
   const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock, report);
   const reader = new RiskReader(wallet.address, config.WATCHED_POOLS, ledger, service, subscription, mock, logger);
   const agent = new Agent(config, wallet, ledger, reader, subscription, presigned, closer, leases, metrics, logger, mock, owner.events);

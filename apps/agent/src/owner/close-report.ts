@@ -16,21 +16,32 @@ export interface CloseFacts {
  * per decision that ends without a confirmed close. A decision is not an event of its own: the presigned close is
  * sent a few milliseconds after it, so `close_sent` (or `close_failed`, when nothing could be sent) tells it, with
  * the health factor the decision was taken at.
+ *
+ * A close that keeps failing is decided again at every poll (the cooldown is given back): once `close_failed` was
+ * told for a pool, its further `close_sent` and `close_failed` are held back for `quietMs` (`CLOSE_COOLDOWN_TTL`) or
+ * until a close of it confirms, so the owner hears "failed" once per streak, not every few seconds. Closes are never
+ * held back by the service's cooldowns (ADR 019), hence here.
  */
 export class CloseReport {
+  /** When `close_failed` was last told, per pool. */
+  private readonly failedAt = new Map<string, number>();
+
   constructor(
     private readonly owner: OwnerEvents,
     private readonly ledger: Pick<LedgerView, 'position'> | undefined,
     private readonly logger: Logger,
+    private readonly quietMs: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async sent(close: CloseFacts): Promise<void> {
-    if (this.owner === NO_OWNER_EVENTS) return;
+    if (this.owner === NO_OWNER_EVENTS || this.quiet(close.poolAddress)) return;
     await this.owner.emit({ type: 'close_sent', ...this.base(close) });
   }
 
   async confirmed(close: CloseFacts): Promise<void> {
     if (this.owner === NO_OWNER_EVENTS) return;
+    this.failedAt.delete(close.poolAddress);
     const healthFactorAfter = await this.healthFactorNow(close.poolAddress);
     await this.owner.emit({
       type: 'close_confirmed',
@@ -40,8 +51,14 @@ export class CloseReport {
   }
 
   async failed(close: CloseFacts, detail: string): Promise<void> {
-    if (this.owner === NO_OWNER_EVENTS) return;
+    if (this.owner === NO_OWNER_EVENTS || this.quiet(close.poolAddress)) return;
+    this.failedAt.set(close.poolAddress, this.now());
     await this.owner.emit({ type: 'close_failed', ...this.base(close), detail: oneSentence(detail) });
+  }
+
+  private quiet(pool: string): boolean {
+    const at = this.failedAt.get(pool);
+    return at !== undefined && this.now() - at < this.quietMs;
   }
 
   private base(close: CloseFacts) {
