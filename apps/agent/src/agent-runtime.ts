@@ -16,6 +16,7 @@ import { Agent } from './loop/agent';
 import { RiskReader } from './loop/risk-reader';
 import { AgentMetrics } from './metrics/agent-metrics';
 import { MockService } from './mock/mock-service';
+import { CloseReport } from './owner/close-report';
 import { createOwnerEvents } from './owner/owner-runtime';
 import { ServiceClient } from './service/service-client';
 import { statusOf } from './status/status-view';
@@ -48,9 +49,11 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
   // Every refusal of the signing rule is recorded here: `refusals.onRefusal(...)` is where the owner's events attach.
   const refusals = new SigningRefusals(logger, metrics);
   const guard = new SigningGuard(config, wallet.address, ledger, refusals);
-  const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock, guard);
+  const report = new CloseReport(owner.events, ledger, logger, config.CLOSE_COOLDOWN_TTL * 1000);
+  refusals.onRefusal((refusal) => void report.refused(refusal));
+  const closer = new Closer(config, wallet, store, leases, presigned, builder, sender, subscription, metrics, logger, passphrase, mock, guard, report);
   const reader = new RiskReader(wallet.address, config.WATCHED_POOLS, ledger, service, subscription, mock, logger);
-  const agent = new Agent(config, wallet, ledger, reader, subscription, presigned, closer, leases, metrics, logger, mock);
+  const agent = new Agent(config, wallet, ledger, reader, subscription, presigned, closer, leases, metrics, logger, mock, owner.events);
 
   const server = createStatusServer(
     {

@@ -301,7 +301,10 @@ describe('the base', () => {
 
 describe('the compose file', () => {
   const compose = parse(readFileSync(resolve(root, 'docker/compose.yaml'), 'utf8'), { merge: true }) as {
-    services: Record<string, { build?: { args?: { APP?: string } }; environment?: Record<string, string> }>;
+    services: Record<
+      string,
+      { build?: { args?: { APP?: string } }; environment?: Record<string, string>; network_mode?: string; ports?: string[] }
+    >;
   };
 
   /** Compose interpolation: `${X:-default}` becomes the default, `${X:?message}` a documented sample value. */
@@ -342,9 +345,12 @@ describe('the compose file', () => {
       TXB_URL: `http://txb:${defaultPort('txb')}`,
       NOTIFICATIONS_URL: `http://notifications:${defaultPort('notifications')}`,
     });
+    // The agent reaches its service over https:// or loopback only: it shares the gateway's network namespace.
     expect(compose.services['agent'].environment?.['SERVICE_BASE_URL']).toBe(
-      `http://gateway:${defaultPort('gateway')}`,
+      `http://127.0.0.1:${defaultPort('gateway')}`,
     );
+    expect(compose.services['agent'].network_mode).toBe('service:gateway');
+    expect(compose.services['gateway'].ports).toContain('${AGENT_PORT:-8080}:8080');
     for (const app of ['notifications', 'txb']) {
       expect(compose.services[app].environment?.['SUBSCRIPTION_URL']).toBe(
         `http://subscription:${defaultPort('subscription')}`,

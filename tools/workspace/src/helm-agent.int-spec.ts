@@ -110,7 +110,7 @@ describe('the agent chart', () => {
   });
 
   it('refuses a values file without a mnemonic source, and lint of the bare chart, with a clear message', () => {
-    const settings = { CONTRACT_RPC_URL: 'https://rpc.example.com', SERVICE_BASE_URL: 'http://gateway:3000' };
+    const settings = { CONTRACT_RPC_URL: 'https://rpc.example.com', SERVICE_BASE_URL: 'https://gateway.example.com' };
     const none = helm('template', 'agent-alice', chart, '-f', valuesFile({ settings }));
     expect(none.status).not.toBe(0);
     expect(none.stdout).toBe('');
@@ -139,6 +139,8 @@ describe('the agent chart', () => {
     ['a Secret without a name', { ...minimal, mnemonic: { existingSecret: { key: 'K' } } }, /missing property 'name'/],
     ['no RPC', { ...minimal, settings: { SERVICE_MOCK: true } }, /missing property 'CONTRACT_RPC_URL'/],
     ['no service outside mock mode', withSettings({ SERVICE_BASE_URL: null }), /SERVICE_BASE_URL/],
+    ['a plain http:// service off loopback', withSettings({ SERVICE_BASE_URL: 'http://gateway:3000' }), /at '\/settings\/SERVICE_BASE_URL'/],
+    ['a plain http:// RPC off loopback', withSettings({ CONTRACT_RPC_URL: 'http://rpc.example.com' }), /at '\/settings\/CONTRACT_RPC_URL'/],
     ['a negative slippage', withSettings({ SLIPPAGE: -1 }), /at '\/settings\/SLIPPAGE'/],
     ['a poll interval in text', withSettings({ POLL_INTERVAL_MS: '5s' }), /at '\/settings\/POLL_INTERVAL_MS'/],
     ['an unknown strategy', withSettings({ CLOSE_STRATEGY: 'sell' }), /at '\/settings\/CLOSE_STRATEGY'/],

@@ -5,6 +5,7 @@ import type { AgentConfig } from '../config/agent.config';
 import type { Leases } from '../coordination/leases';
 import type { AgentMetrics } from '../metrics/agent-metrics';
 import type { MockService } from '../mock/mock-service';
+import type { CloseReport } from '../owner/close-report';
 import type { AgentStore, AuditRecord, RiskSnapshot } from '../store/agent-store';
 import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
 import { type BuiltClose, CloseRefusedError } from './built-close';
@@ -49,6 +50,8 @@ export class Closer {
     private readonly passphrase: () => Promise<string>,
     private readonly mock: MockService | undefined,
     private readonly guard: SigningGuard,
+    /** The owner's close events (issue 17 §3): sent, confirmed, failed once per decision. */
+    private readonly report: CloseReport,
   ) {}
 
   busy(pool: string): boolean {
@@ -80,8 +83,10 @@ export class Closer {
       .then(async (closed) => {
         if (!closed) await this.leases.release(cooldown, decisionId);
       })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         this.logger.error({ pool, err: error }, 'close failed unexpectedly');
+        const message = error instanceof Error ? error.message : String(error);
+        await this.report.failed({ poolAddress: pool, riskSnapshot: decision.snapshot }, message);
         return this.leases.release(cooldown, decisionId);
       })
       .finally(() => this.inFlight.delete(pool));
@@ -107,6 +112,9 @@ export class Closer {
       this.logger.info({ pool, healthFactor: decision.snapshot.positions[0]?.healthFactor }, 'mock close decided (skipped)');
       return true;
     }
+    const facts = { poolAddress: pool, riskSnapshot: decision.snapshot };
+    let lastHash: string | undefined;
+    let lastError = 'not sent';
     for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.stopped; attempt += 1) {
       const entry = this.presigned.get(pool);
       const presigned =
@@ -138,6 +146,7 @@ export class Closer {
             validUntil: 0,
           });
           this.logger.warn({ pool, err: (error as Error).message }, 'could not build the close');
+          if (!gone) await this.report.failed({ ...facts, txHash: lastHash }, (error as Error).message);
           return gone;
         }
         signed = built.signed;
@@ -171,22 +180,30 @@ export class Closer {
         },
         sent.accepted ? 'close sent' : 'close refused at submission',
       );
+      lastHash = signed.hash;
       if (!sent.accepted) {
+        lastError = sent.error;
         await this.settle(record, 'failed', sent.error);
         this.presigned.drop(pool);
         continue;
       }
+      await this.report.sent({ ...facts, txHash: signed.hash });
       const final = await this.sender.follow(signed.hash, signed.validUntil, () => this.stopped);
       if (final.state === 'confirmed') {
         await this.settle(record, 'confirmed');
         this.presigned.drop(pool);
         this.logger.info({ pool, txHash: signed.hash, ledger: final.ledger }, 'close confirmed');
+        await this.report.confirmed({ ...facts, txHash: signed.hash });
         return true;
       }
+      // Stopping while it is pending: the record stays `submitted` and the next start follows it (resume()).
+      if (this.stopped) return false;
+      lastError = final.error;
       await this.settle(record, 'failed', final.error);
       this.presigned.drop(pool);
       this.logger.warn({ pool, txHash: signed.hash, error: final.error }, 'close failed on the ledger; rebuilding');
     }
+    if (!this.stopped) await this.report.failed({ ...facts, txHash: lastHash }, lastError);
     return false;
   }
 
@@ -260,10 +277,14 @@ export class Closer {
     const open = await this.store.audit.find({ wallet: this.wallet.address, outcome: 'submitted' });
     await Promise.all(
       open.map(async (record) => {
-        if (!record.txHash) return;
+        // A close this run is following is settled (and told) by run() itself.
+        if (!record.txHash || this.inFlight.has(record.poolAddress)) return;
         const final = await this.sender.follow(record.txHash, record.validUntil, () => this.stopped);
+        if (final.state === 'failed' && this.stopped) return;
         await this.settle(record, final.state, final.state === 'failed' ? final.error : undefined);
         this.logger.info({ pool: record.poolAddress, txHash: record.txHash, outcome: final.state }, 'earlier close settled');
+        if (final.state === 'confirmed') await this.report.confirmed(record);
+        else await this.report.failed(record, final.error);
       }),
     );
   }

@@ -1,5 +1,5 @@
 import { describeConfig, loadConfig } from '@rp/platform-core';
-import { AgentConfig } from './agent.config';
+import { AgentConfig, isLoopbackHost } from './agent.config';
 
 const MNEMONIC = 'illness spike retreat truth genius clock brain pass fit cave bargain toe';
 const required = { LEDGER_MNEMONIC: MNEMONIC, CONTRACT_RPC_URL: 'https://soroban-testnet.stellar.org' };
@@ -140,5 +140,65 @@ describe('agent settings', () => {
     expect(() => loadConfig(AgentConfig, { ...required, NOTIFY_WEBHOOK_URL: 'ftp://x/secret-hook-token' })).toThrow(
       /NOTIFY_WEBHOOK_URL must be an http:\/\/ or https:\/\/ URL \(value hidden\)/,
     );
+  });
+
+  it('takes https:// for the service and the RPC, and plain http:// only to a loopback host', () => {
+    for (const url of [
+      'https://soroban.example.com/rpc',
+      'https://10.0.0.5:8000',
+      'http://127.0.0.1:3000',
+      'http://127.8.9.10/rpc',
+      'http://localhost:3000',
+      'http://LOCALHOST',
+      'http://[::1]:3000',
+    ]) {
+      expect(loadConfig(AgentConfig, { ...required, SERVICE_BASE_URL: url, CONTRACT_RPC_URL: url })).toMatchObject({
+        SERVICE_BASE_URL: url,
+        CONTRACT_RPC_URL: url,
+      });
+    }
+  });
+
+  it.each([
+    'http://example.com',
+    'http://gateway.risk-protection.svc:3000',
+    'http://10.0.0.5:3000',
+    'http://128.0.0.1',
+    'http://127.0.0.1.example.com',
+    'http://localhost.example.com',
+    'http://[::2]:3000',
+    'http://0.0.0.0:3000',
+  ])('refuses plain %s for either URL, naming the setting, the rule and no credential', (url) => {
+    const withCredentials = url.replace('//', '//user:pa55word@');
+    for (const name of ['SERVICE_BASE_URL', 'CONTRACT_RPC_URL']) {
+      let message = '';
+      try {
+        loadConfig(AgentConfig, { ...required, [name]: withCredentials });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(
+        `${name} must be an https:// URL (plain http:// only to a loopback host: 127.0.0.0/8, ::1, localhost)`,
+      );
+      expect(message).not.toContain('pa55word');
+    }
+  });
+
+  it('knows loopback hosts exactly', () => {
+    expect(['127.0.0.1', '127.255.255.255', 'localhost', '::1', '[::1]'].map(isLoopbackHost)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['127.0.0.256', '127.1', '::', '126.0.0.1', 'localhost.', ''].map(isLoopbackHost)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -40,6 +40,36 @@ const levelMessage = `$property must be one of ${RISK_LEVELS.join(', ')} (or hea
 const USD_AMOUNT = /^(?!0+(\.0+)?$)(0|[1-9]\d{0,8})(\.\d{1,7})?$/;
 const usdMessage = { message: '$property must be a USD amount above 0 with at most 7 decimals' };
 export const CLOSE_STRATEGIES = ['unwind', 'deleverage'] as const;
+
+/** 127.0.0.0/8, ::1 or localhost: the only hosts the agent may reach over plain http:// (nothing on the path). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost' || host === '::1') return true;
+  const v4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return v4 !== null && v4.slice(1).every((part) => Number(part) <= 255);
+}
+
+/** https://, or http:// to a loopback host: what the agent signs depends on what these answer (issue 17 §1). */
+export function isSecureOrLoopbackUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+  } catch {
+    return false;
+  }
+}
+
+function IsSecureOrLoopbackUrl(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isSecureOrLoopbackUrl',
+    validator: {
+      validate: isSecureOrLoopbackUrl,
+      defaultMessage: () =>
+        '$property must be an https:// URL (plain http:// only to a loopback host: 127.0.0.0/8, ::1, localhost)',
+    },
+  });
+}
 export type CloseStrategy = (typeof CLOSE_STRATEGIES)[number];
 
 /**
@@ -63,8 +93,10 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   @Secret()
   LEDGER_MNEMONIC!: string;
 
+  /** The Soroban RPC the agent reads and sends through: https://, or http:// to a loopback host only. */
   @Required()
   @IsHttpUrl()
+  @IsSecureOrLoopbackUrl()
   CONTRACT_RPC_URL!: string;
 
   @IsDuration(500)
@@ -80,8 +112,12 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   @IsDuration(1)
   CLOSE_COOLDOWN_TTL = 300;
 
-  /** The service's gateway. There is no hosted endpoint yet: the default is the local gateway of `npm start`. */
+  /**
+   * The service's gateway: https://, or http:// to a loopback host only. There is no hosted endpoint yet: the
+   * default is the local gateway of `npm start`.
+   */
   @IsHttpUrl()
+  @IsSecureOrLoopbackUrl()
   SERVICE_BASE_URL = 'http://127.0.0.1:3000';
 
   @IsOptional()

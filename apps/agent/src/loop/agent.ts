@@ -9,6 +9,7 @@ import type { Leases } from '../coordination/leases';
 import { LedgerView, type PoolAtLedger } from '../ledger/ledger-view';
 import type { AgentMetrics } from '../metrics/agent-metrics';
 import type { MockService } from '../mock/mock-service';
+import type { OwnerEvents } from '../owner/owner-events';
 import type { RiskSnapshot, SnapshotPosition } from '../store/agent-store';
 import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
 import type { AgentMode, RiskReader } from './risk-reader';
@@ -66,6 +67,8 @@ export class Agent {
     private readonly metrics: AgentMetrics,
     private readonly logger: Logger,
     private readonly mock: MockService | undefined,
+    /** The owner's events (issue 17 §3): a low fee balance, a standby taking over. */
+    private readonly owner: OwnerEvents,
   ) {
     this.actLevel = config.actLevel();
     if (mock) this.state.mode = 'mock';
@@ -107,8 +110,15 @@ export class Agent {
   }
 
   private becomeActive(): void {
+    const tookOver = this.state.role === 'standby';
     this.state.role = 'active';
-    this.logger.info({ lock: this.leases.kind }, `acting for wallet ${this.wallet.address}`);
+    this.logger.info({ lock: this.leases.kind, tookOver }, `acting for wallet ${this.wallet.address}`);
+    if (tookOver) {
+      void this.owner.emit({
+        type: 'standby_took_over',
+        detail: 'The instance that held the wallet lock stopped renewing it; this one acts for the wallet now.',
+      });
+    }
     void this.closer.resume().catch((error: unknown) => this.logger.warn({ err: error }, 'could not settle earlier closes'));
     this.schedulePoll(0);
   }
@@ -240,6 +250,13 @@ export class Agent {
             { nativeBalance: xlm(account?.nativeBalance ?? 0n), threshold: this.config.LOW_FEE_BALANCE_XLM },
             'low fee balance: top up the wallet with XLM so closes can pay their fees',
           );
+          if (!this.state.lowFeeBalance) {
+            void this.owner.emit({
+              type: 'fee_balance_low',
+              nativeBalance: xlm(account?.nativeBalance ?? 0n),
+              detail: `Below the ${this.config.LOW_FEE_BALANCE_XLM} XLM the agent keeps for close fees.`,
+            });
+          }
         } else if (this.state.lowFeeBalance) {
           this.logger.info({ nativeBalance: xlm(account?.nativeBalance ?? 0n) }, 'fee balance no longer low');
         }

@@ -79,11 +79,29 @@ describe('the subscription keeper', () => {
     expect(attempts()).toBe(2);
   });
 
-  it('never logs the key or the mnemonic', async () => {
+  it('never logs the key or the mnemonic, in the lines it does write about both', async () => {
+    // One day left: the stored key is unsealed and used, a renewal is tried (and fails: nothing answers).
     await storeKey(clock + 1 * DAY);
-    await keeper().checkIfDue();
+    const subscription = keeper();
+    await subscription.checkIfDue();
+    expect(subscription.apiKey()).toBe('rp_test_stored');
+    const messages = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'buying an API key with the direct x402 flow',
+        expect.stringMatching(/^could not buy an API key: /),
+      ]),
+    );
     const output = lines.join('\n');
     expect(output).not.toContain('rp_test_stored');
-    expect(output).not.toContain('illness spike');
+    expect(output).not.toContain(MNEMONIC);
+    const words = MNEMONIC.split(' ');
+    // Every run of two or more consecutive words, and every word of four letters or more on its own.
+    for (let start = 0; start < words.length; start += 1) {
+      for (let end = start + 2; end <= words.length; end += 1) {
+        expect(output).not.toContain(words.slice(start, end).join(' '));
+      }
+    }
+    for (const word of words.filter((w) => w.length >= 4)) expect(output).not.toMatch(new RegExp(`\\b${word}\\b`, 'i'));
   });
 });

@@ -1,4 +1,5 @@
-import { Histogram, type Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Histogram, Registry } from 'prom-client';
 
 export const RPC_DURATION_METRIC = 'ledger_rpc_request_duration_seconds';
 
@@ -15,6 +16,8 @@ export class RpcMetrics {
 
   /** Several clients may share one app registry; prom-client throws on a second registration of a name. */
   private static histogramIn(registry: Registry): Histogram<Labels> {
+    // Loaded on first use: the agent, which passes no registry, never loads prom-client (about 2 MB of its memory).
+    const { Histogram } = require('prom-client') as typeof PromClient;
     const existing = registry.getSingleMetric(RPC_DURATION_METRIC);
     if (existing instanceof Histogram) return existing as Histogram<Labels>;
     if (existing) throw new Error(`metric ${RPC_DURATION_METRIC} is already registered with another type`);
