@@ -43,6 +43,27 @@ describe('the Node version', () => {
   });
 });
 
+describe('npm start and npm test on another Node', () => {
+  const guard = path.join(ROOT, 'tools/node/require-node-24.cjs');
+  const check = (version: string) =>
+    spawnSync(process.execPath, ['-e', `require(${JSON.stringify(guard)}).requireNode24('npm start', '${version}')`], {
+      encoding: 'utf8',
+    });
+
+  it('stop on Node 20 with the command that brings Node 24, and go on under 24', () => {
+    const on20 = check('20.20.2');
+    expect(on20.status).toBe(1);
+    expect(on20.stderr).toContain(
+      'npm start needs Node 24 (this is 20.20.2). Run: eval "$(tools/node/use-node-24.sh)"',
+    );
+    expect(check(pinned!).status).toBe(0);
+    expect(require(guard).REQUIRED_MAJOR).toBe(Number(pinned!.split('.')[0]));
+    for (const entry of ['tools/dev/bin/start.cjs', 'tools/ci/test.cjs']) {
+      expect(readFileSync(path.join(ROOT, entry), 'utf8')).toContain("require-node-24.cjs').requireNode24(");
+    }
+  });
+});
+
 describe('tools/node/use-node-24.sh', () => {
   let work: string;
   let fakeBin: string;
