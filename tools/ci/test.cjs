@@ -6,6 +6,8 @@ const { spawnSync } = require('node:child_process');
 const { rmSync } = require('node:fs');
 const path = require('node:path');
 
+require('../node/require-node-24.cjs').requireNode24('npm test');
+
 const root = path.resolve(__dirname, '../..');
 const nx = path.join(root, 'node_modules/.bin/nx');
 const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from './app-process';
-import { DEV_ADMIN_KEY, DEV_BOT_TOKEN, planLaunch } from './launch-plan';
+import { DEV_ADMIN_KEY, DEV_BOT_TOKEN, launcherNodeFlags, planLaunch } from './launch-plan';
 
 describe('planLaunch', () => {
   const redis = 'redis://127.0.0.1:6379';
@@ -100,5 +100,14 @@ describe('planLaunch', () => {
       RMS_WEBHOOK_SECRET: 'given-webhook-secret-123',
       RMS_ADMIN_API_KEY: 'given-admin-key-123456',
     });
+  });
+});
+
+describe('launcherNodeFlags', () => {
+  it('caps the young generation of the sandbox and the services, and keeps the agent on its own 2 MB', () => {
+    for (const app of ['sandbox', 'gateway', 'subscription', 'txb', 'notifications']) {
+      expect(launcherNodeFlags(app)).toEqual(['--max-semi-space-size=4']);
+    }
+    expect(launcherNodeFlags('agent')).toEqual([]);
   });
 });

@@ -2,7 +2,15 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { AppProcess, WORKSPACE_ROOT } from './app-process';
 import { type DemoNotificationsOutcome, type DemoWallet, registerDemoNotifications } from './demo-notifications';
-import { DEV_ADMIN_KEY, LaunchPlan, SANDBOX_PORTS, SandboxEndpoints, planLaunch, portOf } from './launch-plan';
+import {
+  DEV_ADMIN_KEY,
+  LaunchPlan,
+  SANDBOX_PORTS,
+  SandboxEndpoints,
+  launcherNodeFlags,
+  planLaunch,
+  portOf,
+} from './launch-plan';
 import { isPortFree } from './ports';
 import { RedisHandle, ensureRedis } from './redis';
 
@@ -66,10 +74,19 @@ export class Launcher {
 
     this.processes = finalPlan.apps.map(
       ({ slot, port, env }) =>
-        new AppProcess({ app: slot.app, port, env, pretty: this.options.pretty, onLine: this.options.print }),
+        new AppProcess({
+          app: slot.app,
+          port,
+          env,
+          pretty: this.options.pretty,
+          onLine: this.options.print,
+          nodeArgs: launcherNodeFlags(slot.app),
+        }),
     );
     await Promise.all(this.processes.map((app) => app.waitReady(finalPlan.readyTimeoutMs)));
-    this.demoNotifications = await this.registerDemoNotifications(this.sandboxEndpoints ?? { ...endpoints, wallets: [] });
+    this.demoNotifications = await this.registerDemoNotifications(
+      this.sandboxEndpoints ?? { ...endpoints, wallets: [] },
+    );
     const state: LauncherState = {
       pid: process.pid,
       redis: { url: this.redis.url, pid: this.redis.process?.pid },
@@ -91,6 +108,7 @@ export class Launcher {
       onLine: this.options.print,
       script: join(WORKSPACE_ROOT, 'tools/sandbox/bin/sandbox.cjs'),
       readyPath: '/health/ready',
+      nodeArgs: launcherNodeFlags('sandbox'),
     });
     await this.sandbox.waitReady(60_000);
     const scenario = (await (await fetch(`${this.sandbox.url}/control/scenario`)).json()) as {
