@@ -73,12 +73,13 @@ export function feeToCharge(parsed: ParsedEnvelope): bigint {
 
 /**
  * The checks a validator runs before a transaction may enter a ledger (stellar-core's `checkValid`): shape,
- * accounts, sequence, time bounds, fees, balance and signatures. Returns the real result code of the first failure.
+ * accounts, sequence, time bounds (and ledger bounds when the ledger's sequence is given), fees, balance and signatures. Returns the real result code of the first failure.
  */
 export function checkEnvelope(
   parsed: ParsedEnvelope,
   state: EntryReader,
   closeTime: bigint,
+  ledgerSequence?: number,
 ): RejectionCode | undefined {
   const { inner } = parsed;
   if (parsed.operationCount === 0) return 'txMissingOperation';
@@ -95,6 +96,11 @@ export function checkEnvelope(
   const bounds = inner.timeBounds;
   if (bounds && BigInt(bounds.minTime) > closeTime) return 'txTooEarly';
   if (bounds && bounds.maxTime !== '0' && BigInt(bounds.maxTime) < closeTime) return 'txTooLate';
+  const ledgers = inner.ledgerBounds;
+  if (ledgers && ledgerSequence !== undefined) {
+    if (ledgers.minLedger > ledgerSequence) return 'txTooEarly';
+    if (ledgers.maxLedger !== 0 && ledgers.maxLedger < ledgerSequence) return 'txTooLate';
+  }
   const resourceFee = BigInt(parsed.sorobanData.resourceFee().toString());
   if (resourceFee < resourceFeeFor(declaredResources(parsed.sorobanData))) return 'txInsufficientFee';
   if (parsed.declaredFee < feeToCharge(parsed)) return 'txInsufficientFee';
