@@ -1,5 +1,5 @@
 import { xdr } from '@stellar/stellar-sdk';
-import { feeDistribution } from '../ledger/congestion/fee-distribution';
+import { feeStatsOf } from '../ledger/congestion/fee-stats';
 import { sorobanDataFor } from '../ledger/execution';
 import { errorDiagnostic, asDiagnostic } from '../ledger/transactions/results';
 import { MalformedEnvelopeError } from '../ledger/transactions/envelope';
@@ -10,9 +10,6 @@ import { ledgersPage } from './ledger-pages';
 
 export const PROTOCOL_VERSION = 23;
 const MAX_LEDGER_ENTRY_KEYS = 200;
-/** stellar-rpc's default fee-stats windows (`soroban-fee-stats-retention-window`, `classic-...`), in ledgers. */
-const SOROBAN_FEE_WINDOW = 50;
-const CLASSIC_FEE_WINDOW = 10;
 
 /** A JSON-RPC error with the code the real server uses (-32602 invalid params, -32601 unknown method). */
 export class RpcError extends Error {
@@ -71,7 +68,7 @@ export class SorobanRpc {
           captiveCoreVersion: '',
         };
       case 'getFeeStats':
-        return this.feeStats();
+        return feeStatsOf(this.ledger);
       case 'getLedgerEntries':
         return this.getLedgerEntries(params);
       case 'simulateTransaction':
@@ -194,27 +191,6 @@ export class SorobanRpc {
       createdAt: record.createdAt.toString(),
       ...(record.diagnosticEventsXdr.length > 0 && { diagnosticEventsXdr: record.diagnosticEventsXdr }),
       events: { contractEventsXdr: [record.contractEventsXdr], transactionEventsXdr: [] },
-    };
-  }
-
-  /**
-   * `getFeeStats` as stellar-rpc computes it: the inclusion fees charged (fee charged less the resource fee) of the
-   * Soroban transactions in the last 50 ledgers, and the per-operation fees of classic transactions in the last 10
-   * (the RPC's default retention windows). The sandbox applies only Soroban transactions, so `inclusionFee` is the
-   * empty distribution the RPC answers then.
-   */
-  private feeStats(): unknown {
-    const ledgers = this.ledger.recentLedgers(SOROBAN_FEE_WINDOW);
-    const fees = ledgers.flatMap((closed) =>
-      closed.transactions.flatMap((hash) => {
-        const record = this.ledger.transaction(hash);
-        return record ? [record.inclusionFeeCharged] : [];
-      }),
-    );
-    return {
-      sorobanInclusionFee: feeDistribution(fees, ledgers.length),
-      inclusionFee: feeDistribution([], Math.min(CLASSIC_FEE_WINDOW, ledgers.length)),
-      latestLedger: this.ledger.latest.sequence,
     };
   }
 }
