@@ -129,9 +129,9 @@ export class CongestionStorm {
     const { call, data } = this.call(keypair);
     const account = this.ledger.account(keypair.publicKey());
     if (!account) throw new Error('storm account vanished');
-    const resourceFee = BigInt(data.resourceFee().toString());
+    // The SDK's builder adds the Soroban data's resource fee to this inclusion fee.
     const tx = new TransactionBuilder(new Account(keypair.publicKey(), account.sequence.toString()), {
-      fee: (inclusionFee + resourceFee).toString(),
+      fee: inclusionFee.toString(),
       networkPassphrase: this.ledger.passphrase,
     })
       .addOperation(call)
