@@ -256,4 +256,16 @@ describe('sandbox congestion', () => {
       expect(await landed(hashes[i], tx)).toEqual({ ledger: sequence, inclusionFee: 100n });
     }
   });
+
+  it('the page shows a congestion section whose script parses and whose view answers the queue and fee stats', async () => {
+    const page = await (await fetch(`${sandbox.url}/`)).text();
+    expect(page).toContain('<h2>Congestion</h2>');
+    expect(page).toContain('<button id="storm-start" type="button">Start a storm</button>');
+    const script = /<div id="congestion">[\s\S]*?<script>([\s\S]*?)<\/script>/.exec(page)?.[1] ?? '';
+    expect(script).toContain("fetch('/control/congestion')");
+    expect(() => new Function(script)).not.toThrow();
+    const view = (await control('GET', '/control/congestion')).json;
+    expect(view).toMatchObject({ storm: null, queued: 0, queue: [], maxSorobanTransactions: 1000 });
+    expect(Object.keys(view.feeStats as object)).toEqual(['sorobanInclusionFee', 'inclusionFee', 'latestLedger']);
+  });
 });
