@@ -141,7 +141,7 @@ function verifySigned(
   for (const signature of signatures) {
     const signer = candidates.find((key) => {
       const keypair = Keypair.fromPublicKey(key);
-      return keypair.signatureHint().equals(signature.hint()) && keypair.verify(payload, signature.signature());
+      return keypair.signatureHint().equals(signature.hint()) && verifies(keypair, key, payload, signature.signature());
     });
     if (!signer) return 'txBadAuth';
     verified.add(signer);
@@ -152,4 +152,22 @@ function verifySigned(
     if (signingWeight(account, verified) < Math.max(account.thresholds.low, 1)) return 'txBadAuth';
   }
   return undefined;
+}
+
+/**
+ * Signature checks already made: a queued transaction is checked at submission and again at every close it waits
+ * for, and an ed25519 verification costs milliseconds (a storm queues hundreds). A verification's answer depends
+ * only on key, payload and signature, so remembering it changes no outcome. Bounded: cleared when full.
+ */
+const VERIFIED = new Map<string, boolean>();
+const MAX_VERIFIED = 50_000;
+
+function verifies(keypair: Keypair, key: string, payload: Buffer, signature: Buffer): boolean {
+  const id = `${key}:${payload.toString('base64')}:${signature.toString('base64')}`;
+  const known = VERIFIED.get(id);
+  if (known !== undefined) return known;
+  const verdict = keypair.verify(payload, signature);
+  if (VERIFIED.size >= MAX_VERIFIED) VERIFIED.clear();
+  VERIFIED.set(id, verdict);
+  return verdict;
 }
