@@ -17,8 +17,8 @@ const LISTED_QUEUE = 50;
 const MAX_LEDGER_LIMIT = 100_000;
 const MAX_STORM_TRANSACTIONS = 1_000;
 const MAX_STORM_LEDGERS = 100_000;
-/** A storm bids at most 1 000 XLM per transaction: more only overflows fee arithmetic elsewhere. */
-const MAX_STORM_FEE = 10_000_000_000n;
+/** A storm bids at most 100 XLM per transaction: a transaction's whole fee is an XDR uint32 (about 429 XLM). */
+const MAX_STORM_FEE = 1_000_000_000n;
 
 /**
  * Control routes of the congestion model: the per-ledger Soroban limit (`/control/ledger/limits`) and the storm
@@ -46,6 +46,7 @@ export function congestionRoutes(ledger: SandboxLedger, storm: CongestionStorm):
       pattern: /^\/control\/congestion$/,
       run: () => ({
         storm: storm.status,
+        ...(storm.lastError !== undefined && { stormStopped: storm.lastError }),
         ...limits(),
         queued: ledger.pendingCount,
         queue: ledger.queued.slice(0, LISTED_QUEUE).map((parsed) => ({

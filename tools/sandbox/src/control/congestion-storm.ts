@@ -21,8 +21,8 @@ export interface StormStatus extends Omit<StormSettings, 'inclusionFee'> {
   readonly submitted: number;
 }
 
-/** Native funds of every storm account: plenty for thousands of fees. */
-const STORM_FUNDS = 10_000n * 10_000_000n;
+/** Native funds a storm account starts with (1 000 XLM); topped up while the storm runs. */
+const STORM_FUNDS = 1_000n * 10_000_000n;
 /** Seconds a storm transaction may wait before its `maxTime` passes and the network drops it. */
 const STORM_TX_TIMEOUT_SECONDS = 300;
 
@@ -37,6 +37,8 @@ export class CongestionStorm {
   private settings: StormSettings | undefined;
   private ledgersLeft = 0;
   private submitted = 0;
+  /** Why the last storm stopped on its own before its ledgers were over, if it did. */
+  private stoppedBecause: string | undefined;
   private contract: string | undefined;
   private sorobanData: xdr.SorobanTransactionData | undefined;
   private readonly accounts: Keypair[] = [];
@@ -44,6 +46,10 @@ export class CongestionStorm {
 
   constructor(private readonly ledger: SandboxLedger) {
     ledger.on('close', () => this.afterClose());
+  }
+
+  get lastError(): string | undefined {
+    return this.stoppedBecause;
   }
 
   get status(): StormStatus | null {
@@ -64,6 +70,7 @@ export class CongestionStorm {
   start(settings: StormSettings): StormStatus {
     this.withdraw();
     this.settings = settings;
+    this.stoppedBecause = undefined;
     this.ledgersLeft = settings.ledgers;
     this.submitted = 0;
     this.topUp();
@@ -88,7 +95,13 @@ export class CongestionStorm {
     if (!this.settings) return;
     this.ledgersLeft -= 1;
     if (this.ledgersLeft <= 0) return this.stop();
-    this.topUp();
+    try {
+      this.topUp();
+    } catch (error) {
+      // Runs inside a ledger close (a timer): a storm that cannot go on stops, the ledger keeps closing.
+      this.stoppedBecause = (error as Error).message;
+      this.stop();
+    }
   }
 
   private withdraw(): void {
@@ -105,7 +118,7 @@ export class CongestionStorm {
     }
     const waiting = this.stormHashes.size;
     for (let i = 0, sent = waiting; sent < settings.transactionsPerLedger; i += 1) {
-      const keypair = this.account(i);
+      const keypair = this.account(i, settings.inclusionFee);
       if (busy.has(keypair.publicKey())) continue;
       const outcome = this.ledger.submit(this.transaction(keypair, settings.inclusionFee));
       if (outcome.status !== 'PENDING') throw new Error(`a storm transaction was refused: ${outcome.status}`);
@@ -115,13 +128,17 @@ export class CongestionStorm {
     }
   }
 
-  private account(index: number): Keypair {
+  /** The storm's `index`-th account, created or topped up so it can pay ten more fees. */
+  private account(index: number, inclusionFee: bigint): Keypair {
     while (this.accounts.length <= index) {
       const keypair = Keypair.fromRawEd25519Seed(hash(Buffer.from(`rp-sandbox:storm:${this.accounts.length}`)));
       this.accounts.push(keypair);
     }
     const keypair = this.accounts[index];
-    if (!this.ledger.account(keypair.publicKey())) this.ledger.fundAccount(keypair.publicKey(), STORM_FUNDS);
+    const balance = this.ledger.account(keypair.publicKey())?.balance;
+    if (balance === undefined || balance < STORM_FUNDS / 2n + inclusionFee * 10n) {
+      this.ledger.fundAccount(keypair.publicKey(), STORM_FUNDS + inclusionFee * 10n);
+    }
     return keypair;
   }
 

@@ -207,6 +207,22 @@ describe('sandbox congestion', () => {
     expect(sandbox.ledger.history.ledger(before + 1)?.transactions).toEqual([]);
   });
 
+  it('a storm at the highest fee keeps its accounts funded: it runs its ledgers out', async () => {
+    await closeLedgers(50); // earlier tests' fees leave the getFeeStats window
+    await control('POST', '/control/ledger/limits', { maxSorobanTransactions: 1 });
+    const fee = '1000000000'; // 100 XLM: a storm account's first funds (1 000 XLM) last 10 inclusions
+    await control('POST', '/control/congestion', { transactionsPerLedger: 2, inclusionFee: fee, ledgers: 50 });
+    await closeLedgers(44); // each of the two accounts is included 22 times: 2 200 XLM of fees
+    const view = (await control('GET', '/control/congestion')).json;
+    expect(view).toMatchObject({ storm: { ledgersLeft: 6, submitted: 46 }, queued: 2 });
+    expect(view.stormStopped).toBeUndefined();
+    expect((await server.getFeeStats()).sorobanInclusionFee).toMatchObject({
+      min: fee,
+      max: fee,
+      transactionCount: '44',
+    });
+  });
+
   it('answers 400 in the error envelope for bad congestion and limit input', async () => {
     const bad = [
       [
@@ -215,11 +231,11 @@ describe('sandbox congestion', () => {
       ],
       [
         { transactionsPerLedger: 2, inclusionFee: 99, ledgers: 1 },
-        'inclusionFee must be an integer number of stroops between 100 and 10000000000',
+        'inclusionFee must be an integer number of stroops between 100 and 1000000000',
       ],
       [
         { transactionsPerLedger: 2, inclusionFee: '1e3', ledgers: 1 },
-        'inclusionFee must be an integer number of stroops between 100 and 10000000000',
+        'inclusionFee must be an integer number of stroops between 100 and 1000000000',
       ],
       [
         { transactionsPerLedger: 2, inclusionFee: 1000, ledgers: 'x' },
