@@ -1,10 +1,12 @@
+import { DEFAULT_MAX_SOROBAN_TX } from './ledger/sandbox-ledger';
 import { startSandbox } from './sandbox';
 import { SCENARIOS, type ScenarioName } from './scenario';
 
 /**
  * `node tools/sandbox/bin/sandbox.cjs`: runs the sandbox until SIGINT/SIGTERM. Settings: SANDBOX_PORT (4000),
  * SANDBOX_TLS_PORT (4443), SANDBOX_SMTP_PORT (2525), SANDBOX_LEDGER_INTERVAL_MS (5000, 0 = on demand),
- * SANDBOX_SCENARIO (demo | empty), SANDBOX_AGENT_URL (an agent's /status to show on the page). Prints one JSON line with the addresses once it is ready.
+ * SANDBOX_SCENARIO (demo | empty), SANDBOX_AGENT_URL (an agent's /status to show on the page),
+ * SANDBOX_LEDGER_MAX_SOROBAN_TX (1000: Soroban transactions per ledger before surge pricing). Prints one JSON line with the addresses once it is ready.
  */
 async function main(): Promise<void> {
   const scenario = (process.env['SANDBOX_SCENARIO'] ?? 'demo') as ScenarioName;
@@ -16,6 +18,7 @@ async function main(): Promise<void> {
     ledgerIntervalMs: numberSetting('SANDBOX_LEDGER_INTERVAL_MS', 5000),
     scenario,
     agentStatusUrl: process.env['SANDBOX_AGENT_URL'] || undefined,
+    maxSorobanTransactions: positiveSetting('SANDBOX_LEDGER_MAX_SOROBAN_TX', DEFAULT_MAX_SOROBAN_TX),
   });
   const ready = {
     msg: 'sandbox ready',
@@ -33,6 +36,12 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
   // Started by the launcher with an IPC channel: stop when the launcher goes away.
   process.once('disconnect', stop);
+}
+
+function positiveSetting(name: string, fallback: number): number {
+  const value = numberSetting(name, fallback);
+  if (value < 1) throw new Error(`${name} must be at least 1`);
+  return value;
 }
 
 function numberSetting(name: string, fallback: number): number {

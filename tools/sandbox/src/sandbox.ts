@@ -26,6 +26,8 @@ export interface SandboxOptions {
   /** Ledger close interval; 0 closes ledgers only on demand. Default 5000. */
   readonly ledgerIntervalMs?: number;
   readonly scenario?: ScenarioName;
+  /** Soroban transactions one ledger holds before surge pricing picks by fee (`SANDBOX_LEDGER_MAX_SOROBAN_TX`). */
+  readonly maxSorobanTransactions?: number;
 }
 
 export interface RunningSandbox {
@@ -57,7 +59,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const host = options.host ?? '127.0.0.1';
   const interval = options.ledgerIntervalMs ?? 5000;
   // A ledger that closes on its own gets a past at its pace (x402 clients measure it); a manual one does not.
-  const ledger = new SandboxLedger({ historyIntervalSeconds: interval > 0 ? interval / 1000 : 0 });
+  const ledger = new SandboxLedger({
+    historyIntervalSeconds: interval > 0 ? interval / 1000 : 0,
+    maxSorobanTransactions: options.maxSorobanTransactions,
+  });
   const faults = new FaultInjector();
   const channels = new ChannelStandIns();
   const tls = {

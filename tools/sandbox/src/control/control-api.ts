@@ -7,6 +7,8 @@ import type { RpcEndpoint } from '../rpc/rpc-endpoint';
 import { loadScenario, type LoadedScenario, type ScenarioName } from '../scenario';
 import { BadRequestError, readJson, sendJson } from '../server/http-io';
 import { channelFault } from './channel-faults';
+import { congestionRoutes } from './congestion-routes';
+import { CongestionStorm } from './congestion-storm';
 import { SandboxDirectory } from './directory';
 import { dumpSandbox, type SandboxDump } from './sandbox-dump';
 import { SandboxSetup, UNIT } from './sandbox-setup';
@@ -29,6 +31,7 @@ const FRIENDBOT_STROOPS = 10_000n * UNIT;
 export class ControlApi {
   readonly directory = new SandboxDirectory();
   readonly setup: SandboxSetup;
+  readonly storm: CongestionStorm;
   scenario: LoadedScenario | undefined;
   private scenarioName: ScenarioName = 'empty';
   private readonly routes: Route[];
@@ -40,6 +43,7 @@ export class ControlApi {
     private readonly endpoint: RpcEndpoint,
   ) {
     this.setup = new SandboxSetup(ledger, this.directory);
+    this.storm = new CongestionStorm(ledger);
     this.routes = this.defineRoutes();
   }
 
@@ -158,6 +162,7 @@ export class ControlApi {
           return this.ledger.latest;
         },
       },
+      ...congestionRoutes(this.ledger, this.storm),
       { method: 'GET', pattern: /^\/control\/faults$/, run: () => this.faults.list() },
       { method: 'POST', pattern: /^\/control\/faults$/, run: (body) => this.addFault(body) },
       { method: 'DELETE', pattern: /^\/control\/faults$/, run: () => this.faults.clear() },
@@ -181,6 +186,7 @@ export class ControlApi {
         run: (body) => {
           const name = body.scenario === undefined ? this.scenarioName : body.scenario;
           if (name !== 'demo' && name !== 'empty') throw new BadRequestError('scenario must be "demo" or "empty"');
+          this.storm.forget();
           this.ledger.reset();
           this.faults.clear();
           this.channels.reset();

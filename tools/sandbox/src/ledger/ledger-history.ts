@@ -25,6 +25,8 @@ export interface TransactionRecord {
   readonly contractEventsXdr: readonly string[];
   readonly source: string;
   readonly feeCharged: bigint;
+  /** The part of `feeCharged` above the resource fee: what `getFeeStats` reports. */
+  readonly inclusionFeeCharged: bigint;
   readonly error?: string;
 }
 

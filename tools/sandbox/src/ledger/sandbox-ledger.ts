@@ -3,6 +3,7 @@ import { Address, Keypair, Networks, StrKey, hash, xdr } from '@stellar/stellar-
 import { networkIdOf } from './host/authorization';
 import { PERSISTENT_TTL } from './host/invocation';
 import type { NativeContractKind } from './host/native-contract';
+import { selectForLedger } from './congestion/surge-pricing';
 import { executeHostFunction, type Execution, type ExecutionSettings } from './execution';
 import { LedgerHistory, type ClosedLedger, type TransactionRecord } from './ledger-history';
 import { applyTransaction } from './transactions/apply';
@@ -40,7 +41,12 @@ export interface SandboxLedgerOptions {
    * a second are allowed. Without it, history starts now.
    */
   readonly historyIntervalSeconds?: number;
+  /** Soroban transactions one ledger holds; beyond it surge pricing picks by fee. Default 1000. */
+  readonly maxSorobanTransactions?: number;
 }
+
+/** Default per-ledger limit of Soroban transactions: far above what any test sends, so nothing waits. */
+export const DEFAULT_MAX_SOROBAN_TX = 1000;
 
 /** How many ledgers the made-up past holds: what x402 clients average the close time over. */
 const HISTORY_LEDGERS = 20;
@@ -74,6 +80,8 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   /** Contract events of setup calls (`invokePrivileged`) waiting for the next ledger, as base64 XDR. */
   private readonly setupEvents: string[] = [];
   private readonly historyInterval: number;
+  /** Soroban transactions one ledger holds (`SANDBOX_LEDGER_MAX_SOROBAN_TX`, control API). */
+  maxSorobanTransactions: number;
 
   constructor(options: SandboxLedgerOptions = {}) {
     super();
@@ -81,6 +89,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     this.networkId = networkIdOf(this.passphrase);
     this.now = options.now ?? Date.now;
     this.historyInterval = Math.max(0, options.historyIntervalSeconds ?? 0);
+    this.maxSorobanTransactions = options.maxSorobanTransactions ?? DEFAULT_MAX_SOROBAN_TX;
     this.records = this.freshHistory();
   }
 
@@ -107,6 +116,19 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
 
   get pendingCount(): number {
     return this.queue.length;
+  }
+
+  /** The transactions waiting for a ledger, in arrival order. */
+  get queued(): readonly ParsedEnvelope[] {
+    return this.queue;
+  }
+
+  /** Takes the queued transactions the predicate picks out of the queue (a storm that stops); returns how many. */
+  withdraw(picked: (parsed: ParsedEnvelope) => boolean): number {
+    const kept = this.queue.filter((parsed) => !picked(parsed));
+    const removed = this.queue.length - kept.length;
+    this.queue.splice(0, this.queue.length, ...kept);
+    return removed;
   }
 
   recentLedgers(count: number): readonly ClosedLedger[] {
@@ -239,7 +261,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     if (this.queue.some((queued) => queued.inner.source === parsed.inner.source)) {
       return { status: 'TRY_AGAIN_LATER', hash: parsed.hash };
     }
-    const code = checkEnvelope(parsed, this.state, this.nextCloseTime());
+    const code = checkEnvelope(parsed, this.state, this.nextCloseTime(), this.latest.sequence + 1);
     if (code) return { status: 'ERROR', hash: parsed.hash, code, errorResult: rejectionResult(code) };
     this.queue.push(parsed);
     return { status: 'PENDING', hash: parsed.hash };
@@ -264,18 +286,26 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     return this.records.transaction(hash);
   }
 
-  /** Applies the queued transactions in arrival order and closes the next ledger. */
+  /**
+   * Closes the next ledger. Queued transactions no longer valid (their `maxTime` or `maxLedger` passed) are dropped,
+   * as core drops them; up to `maxSorobanTransactions` of the rest are applied, picked by surge pricing when more
+   * wait (highest bid per operation first, ties by arrival), each charged the lane's base fee; the others stay queued.
+   */
   closeLedger(): ClosedLedger {
     const closeTime = this.nextCloseTime();
     const sequence = this.latest.sequence + 1;
+    const valid = this.queue.filter((parsed) => !checkEnvelope(parsed, this.state, closeTime, sequence));
+    const { included, waiting, baseFee } = selectForLedger(valid, this.maxSorobanTransactions);
+    this.queue.splice(0, this.queue.length, ...waiting);
     const applied: TransactionRecord[] = [];
-    for (const parsed of this.queue.splice(0)) {
-      if (checkEnvelope(parsed, this.state, closeTime)) continue; // no longer valid: dropped, as core drops it
+    for (const parsed of included) {
+      if (checkEnvelope(parsed, this.state, closeTime, sequence)) continue; // invalidated by an earlier one
       const record = applyTransaction(this.state, parsed, {
         ...this.settings(parsed.inner.operations[0].source ?? parsed.inner.source),
         sequence,
         timestamp: closeTime,
         applicationOrder: applied.length + 1,
+        baseFee,
       });
       applied.push(record);
     }

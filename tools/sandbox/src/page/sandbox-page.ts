@@ -1,4 +1,5 @@
 import type { SandboxDump } from '../control/sandbox-dump';
+import { congestionPanel } from './congestion-panel';
 
 /**
  * The page at the sandbox root for a person running `npm start`: ledgers, accounts and balances, prices,
@@ -12,6 +13,7 @@ export function renderPage(dump: SandboxDump): string {
       `Ledger ${dump.ledger.sequence}`,
       `<p>closed ${time(dump.ledger.closeTime)} · ${dump.ledger.pending} transaction(s) waiting · network: Test SDF Network ; September 2015</p>`,
     ),
+    section('Congestion', congestionPanel()),
     section(
       'Accounts',
       table(

@@ -1,4 +1,5 @@
 import { xdr } from '@stellar/stellar-sdk';
+import { feeStatsOf } from '../ledger/congestion/fee-stats';
 import { sorobanDataFor } from '../ledger/execution';
 import { errorDiagnostic, asDiagnostic } from '../ledger/transactions/results';
 import { MalformedEnvelopeError } from '../ledger/transactions/envelope';
@@ -67,7 +68,7 @@ export class SorobanRpc {
           captiveCoreVersion: '',
         };
       case 'getFeeStats':
-        return this.feeStats();
+        return feeStatsOf(this.ledger);
       case 'getLedgerEntries':
         return this.getLedgerEntries(params);
       case 'simulateTransaction':
@@ -191,28 +192,6 @@ export class SorobanRpc {
       ...(record.diagnosticEventsXdr.length > 0 && { diagnosticEventsXdr: record.diagnosticEventsXdr }),
       events: { contractEventsXdr: [record.contractEventsXdr], transactionEventsXdr: [] },
     };
-  }
-
-  private feeStats(): unknown {
-    const distribution = {
-      max: '100',
-      min: '100',
-      mode: '100',
-      p10: '100',
-      p20: '100',
-      p30: '100',
-      p40: '100',
-      p50: '100',
-      p60: '100',
-      p70: '100',
-      p80: '100',
-      p90: '100',
-      p95: '100',
-      p99: '100',
-      transactionCount: '0',
-      ledgerCount: 1,
-    };
-    return { sorobanInclusionFee: distribution, inclusionFee: distribution, latestLedger: this.ledger.latest.sequence };
   }
 }
 

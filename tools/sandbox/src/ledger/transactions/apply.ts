@@ -3,11 +3,14 @@ import { checkDeclaredResources, executeHostFunction, type ExecutionSettings } f
 import type { TransactionRecord } from '../ledger-history';
 import { accountEntry, accountKey, readAccount, storedEntry } from '../state/entries';
 import { StateOverlay, type LedgerState } from '../state/ledger-state';
-import { feeToCharge, type ParsedEnvelope } from './envelope';
+import { feeCharged, inclusionFeeOf } from '../congestion/surge-pricing';
+import type { ParsedEnvelope } from './envelope';
 import { appliedResult, errorDiagnostic, transactionMeta } from './results';
 
 export interface ApplySettings extends ExecutionSettings {
   readonly applicationOrder: number;
+  /** The Soroban lane's base fee per operation in this ledger (surge pricing); the network minimum by default. */
+  readonly baseFee?: bigint;
 }
 
 /**
@@ -20,7 +23,7 @@ export function applyTransaction(
   parsed: ParsedEnvelope,
   settings: ApplySettings,
 ): TransactionRecord {
-  const fee = feeToCharge(parsed);
+  const fee = feeCharged(parsed, settings.baseFee);
   const before = new StateOverlay(state);
   const feeSource = readAccount(before, parsed.feeSource);
   if (!feeSource) throw new Error(`fee source ${parsed.feeSource} vanished after validation`);
@@ -65,6 +68,7 @@ export function applyTransaction(
     contractEventsXdr: outcome.events.map((event) => event.toXDR('base64')),
     source: parsed.inner.source,
     feeCharged: fee,
+    inclusionFeeCharged: inclusionFeeOf(parsed, fee),
     error: outcome.error?.message,
   };
 }

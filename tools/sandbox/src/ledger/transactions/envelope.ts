@@ -73,12 +73,13 @@ export function feeToCharge(parsed: ParsedEnvelope): bigint {
 
 /**
  * The checks a validator runs before a transaction may enter a ledger (stellar-core's `checkValid`): shape,
- * accounts, sequence, time bounds, fees, balance and signatures. Returns the real result code of the first failure.
+ * accounts, sequence, time bounds (and ledger bounds when the ledger's sequence is given), fees, balance and signatures. Returns the real result code of the first failure.
  */
 export function checkEnvelope(
   parsed: ParsedEnvelope,
   state: EntryReader,
   closeTime: bigint,
+  ledgerSequence?: number,
 ): RejectionCode | undefined {
   const { inner } = parsed;
   if (parsed.operationCount === 0) return 'txMissingOperation';
@@ -95,6 +96,11 @@ export function checkEnvelope(
   const bounds = inner.timeBounds;
   if (bounds && BigInt(bounds.minTime) > closeTime) return 'txTooEarly';
   if (bounds && bounds.maxTime !== '0' && BigInt(bounds.maxTime) < closeTime) return 'txTooLate';
+  const ledgers = inner.ledgerBounds;
+  if (ledgers && ledgerSequence !== undefined) {
+    if (ledgers.minLedger > ledgerSequence) return 'txTooEarly';
+    if (ledgers.maxLedger !== 0 && ledgers.maxLedger < ledgerSequence) return 'txTooLate';
+  }
   const resourceFee = BigInt(parsed.sorobanData.resourceFee().toString());
   if (resourceFee < resourceFeeFor(declaredResources(parsed.sorobanData))) return 'txInsufficientFee';
   if (parsed.declaredFee < feeToCharge(parsed)) return 'txInsufficientFee';
@@ -135,7 +141,7 @@ function verifySigned(
   for (const signature of signatures) {
     const signer = candidates.find((key) => {
       const keypair = Keypair.fromPublicKey(key);
-      return keypair.signatureHint().equals(signature.hint()) && keypair.verify(payload, signature.signature());
+      return keypair.signatureHint().equals(signature.hint()) && verifies(keypair, key, payload, signature.signature());
     });
     if (!signer) return 'txBadAuth';
     verified.add(signer);
@@ -146,4 +152,22 @@ function verifySigned(
     if (signingWeight(account, verified) < Math.max(account.thresholds.low, 1)) return 'txBadAuth';
   }
   return undefined;
+}
+
+/**
+ * Signature checks already made: a queued transaction is checked at submission and again at every close it waits
+ * for, and an ed25519 verification costs milliseconds (a storm queues hundreds). A verification's answer depends
+ * only on key, payload and signature, so remembering it changes no outcome. Bounded: cleared when full.
+ */
+const VERIFIED = new Map<string, boolean>();
+const MAX_VERIFIED = 50_000;
+
+function verifies(keypair: Keypair, key: string, payload: Buffer, signature: Buffer): boolean {
+  const id = `${key}:${payload.toString('base64')}:${signature.toString('base64')}`;
+  const known = VERIFIED.get(id);
+  if (known !== undefined) return known;
+  const verdict = keypair.verify(payload, signature);
+  if (VERIFIED.size >= MAX_VERIFIED) VERIFIED.clear();
+  VERIFIED.set(id, verdict);
+  return verdict;
 }
