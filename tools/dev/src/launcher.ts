@@ -11,6 +11,8 @@ export interface LauncherOptions {
   print: (line: string) => void;
   /** Pretty-print app logs; false keeps the raw JSON lines. */
   pretty: boolean;
+  /** Colours in pretty app logs: only when the launcher's output is a terminal. */
+  colorize?: boolean;
 }
 
 /** What the launcher started, written to `<dataDir>/launcher.json` while it runs (tools and tests read it). */
@@ -66,10 +68,19 @@ export class Launcher {
 
     this.processes = finalPlan.apps.map(
       ({ slot, port, env }) =>
-        new AppProcess({ app: slot.app, port, env, pretty: this.options.pretty, onLine: this.options.print }),
+        new AppProcess({
+          app: slot.app,
+          port,
+          env,
+          pretty: this.options.pretty,
+          colorize: this.options.colorize,
+          onLine: this.options.print,
+        }),
     );
     await Promise.all(this.processes.map((app) => app.waitReady(finalPlan.readyTimeoutMs)));
-    this.demoNotifications = await this.registerDemoNotifications(this.sandboxEndpoints ?? { ...endpoints, wallets: [] });
+    this.demoNotifications = await this.registerDemoNotifications(
+      this.sandboxEndpoints ?? { ...endpoints, wallets: [] },
+    );
     const state: LauncherState = {
       pid: process.pid,
       redis: { url: this.redis.url, pid: this.redis.process?.pid },
@@ -88,6 +99,7 @@ export class Launcher {
       port,
       env: { ...ports, SANDBOX_SCENARIO: 'demo' },
       pretty: this.options.pretty,
+      colorize: this.options.colorize,
       onLine: this.options.print,
       script: join(WORKSPACE_ROOT, 'tools/sandbox/bin/sandbox.cjs'),
       readyPath: '/health/ready',
