@@ -19,3 +19,4 @@ export * from './lib/subscription/subscription-requests';
 export * from './lib/subscription/subscription-responses';
 export * from './lib/notifications/notification-requests';
 export * from './lib/notifications/account-event';
+export * from './lib/text/escape-html';

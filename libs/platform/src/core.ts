@@ -7,3 +7,4 @@ export * from './lib/config/setting-decorators';
 export * from './lib/logging/app-logger';
 export * from './lib/logging/redaction';
 export * from './lib/redis/redis-options';
+export * from './lib/crypto/sealed-box';

@@ -7,6 +7,7 @@ export * from './lib/bootstrap/platform.module';
 export * from './lib/config/app-config';
 export * from './lib/config/load-config';
 export * from './lib/config/setting-decorators';
+export * from './lib/crypto/sealed-box';
 export * from './lib/errors/api-error';
 export * from './lib/errors/dependency-errors.interceptor';
 export * from './lib/errors/envelope';

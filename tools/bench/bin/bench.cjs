@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Runs a benchmark suite from its TypeScript sources:  node tools/bench/bin/bench.cjs sandbox
+// Runs a benchmark suite from its TypeScript sources:  node tools/bench/bin/bench.cjs sandbox  (npm run bench -- sandbox)
 // Results go to stdout as a Markdown table and JSON; copy them into docs/benchmarks.md with the machine noted.
 // A suite made of parts (notifications: deliveries, monitoring) runs each part in a process of its own, one after
 // the other; a part also runs alone (`bench.cjs notifications-monitor`).
 const { spawnSync } = require('node:child_process');
+const { parseArgs } = require('node:util');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -22,9 +23,27 @@ const suites = [
   ...Object.keys(parts),
   ...parts.notifications,
 ];
-const suite = process.argv[2] ?? 'sandbox';
-if (!suites.includes(suite)) {
-  process.stderr.write(`usage: bench.cjs <${suites.join('|')}>\n`);
+const usage = `usage: bench.cjs [suite]   (default: sandbox)
+
+Runs one benchmark suite and prints its results as a Markdown table and JSON (see docs/benchmarks.md).
+Suites: ${suites.join(', ')}.
+
+  -h, --help  this text
+`;
+let args;
+try {
+  args = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+} catch (error) {
+  process.stderr.write(`${error.message}\n\n${usage}`);
+  process.exit(64);
+}
+if (args.values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+const [suite = 'sandbox', ...extra] = args.positionals;
+if (!suites.includes(suite) || extra.length > 0) {
+  process.stderr.write(usage);
   process.exit(64);
 }
 // A suite that measures one part of an app lives beside that part (its imports stay inside the app).

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { formatLogLine } from './log-format';
+import { createLogFormatter } from './log-format';
 
 /** The workspace: the nearest folder up from here with nx.json (this file also runs compiled, from dist/dev). */
 export const WORKSPACE_ROOT = (() => {
@@ -35,6 +35,8 @@ export interface AppProcessOptions {
   onLine?: (line: string) => void;
   /** Pretty-print JSON log lines (the launcher) or keep them raw (tests read them). */
   pretty?: boolean;
+  /** Colours in pretty lines (the launcher: only when its output is a terminal). */
+  colorize?: boolean;
   /** Name to prefix lines with; the app name by default. */
   label?: string;
   /** Script to run instead of `run-app.cjs <app>` (the sandbox has its own). */
@@ -73,13 +75,14 @@ export class AppProcess {
     const label = (options.label ?? options.app).padEnd(14);
     const logFile = LOG_DIR ? join(LOG_DIR, `${options.label ?? options.app}-${options.port}.log`) : undefined;
     if (LOG_DIR) mkdirSync(LOG_DIR, { recursive: true });
+    const format = options.pretty ? createLogFormatter({ colorize: options.colorize ?? false }) : undefined;
     for (const stream of [this.child.stdout, this.child.stderr]) {
       if (!stream) continue;
       createInterface({ input: stream }).on('line', (raw) => {
         this.lines.push(raw);
         if (logFile) appendFileSync(logFile, `${raw}\n`);
         if (this.lines.length > 2000) this.lines.shift();
-        const text = options.pretty ? formatLogLine(raw) : raw;
+        const text = format ? format(raw) : raw;
         options.onLine?.(
           text
             .split('\n')

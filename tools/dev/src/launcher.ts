@@ -19,6 +19,8 @@ export interface LauncherOptions {
   print: (line: string) => void;
   /** Pretty-print app logs; false keeps the raw JSON lines. */
   pretty: boolean;
+  /** Colours in pretty app logs: only when the launcher's output is a terminal. */
+  colorize?: boolean;
 }
 
 /** What the launcher started, written to `<dataDir>/launcher.json` while it runs (tools and tests read it). */
@@ -79,6 +81,7 @@ export class Launcher {
           port,
           env,
           pretty: this.options.pretty,
+          colorize: this.options.colorize,
           onLine: this.options.print,
           nodeArgs: launcherNodeFlags(slot.app),
         }),
@@ -105,6 +108,7 @@ export class Launcher {
       port,
       env: { ...ports, SANDBOX_SCENARIO: 'demo' },
       pretty: this.options.pretty,
+      colorize: this.options.colorize,
       onLine: this.options.print,
       script: join(WORKSPACE_ROOT, 'tools/sandbox/bin/sandbox.cjs'),
       readyPath: '/health/ready',

@@ -1,15 +1,6 @@
-const LEVELS: Record<string, string> = {
-  trace: 'trace',
-  debug: 'debug',
-  info: 'info ',
-  warn: 'WARN ',
-  error: 'ERROR',
-  fatal: 'FATAL',
-};
+import { prettyFactory } from 'pino-pretty';
 
 interface LogLine {
-  level?: string;
-  time?: string;
   msg?: string;
   context?: string;
   req?: { method?: string; url?: string };
@@ -18,23 +9,40 @@ interface LogLine {
   err?: { message?: string; stack?: string };
 }
 
-/** One app log line for a person: time, level, message, and the request for access lines. Not JSON: as is. */
-export function formatLogLine(line: string): string {
-  if (!line.startsWith('{')) return line;
-  let entry: LogLine;
-  try {
-    entry = JSON.parse(line) as LogLine;
-  } catch {
-    return line;
+export interface LogFormatOptions {
+  /** ANSI colours by level; the launcher sets it only when its output is a terminal. */
+  colorize: boolean;
+}
+
+/** The message of one line: the request for access lines, else the message with its context, and an error's stack. */
+function messageOf(entry: LogLine): string {
+  if (entry.req && entry.res) {
+    return `${entry.req.method} ${entry.req.url} -> ${entry.res.statusCode} (${entry.responseTime} ms)`;
   }
-  const time = entry.time ? entry.time.slice(11, 19) : '';
-  const level = LEVELS[entry.level ?? ''] ?? entry.level ?? '';
-  const request =
-    entry.req && entry.res
-      ? `${entry.req.method} ${entry.req.url} -> ${entry.res.statusCode} (${entry.responseTime} ms)`
-      : '';
-  const message = request || entry.msg || '';
-  const context = entry.context && !request ? ` [${entry.context}]` : '';
+  const context = entry.context ? ` [${entry.context}]` : '';
   const error = entry.err?.stack ? `\n${entry.err.stack}` : entry.err?.message ? ` (${entry.err.message})` : '';
-  return `${time} ${level} ${message}${context}${error}`;
+  return `${entry.msg ?? ''}${context}${error}`;
+}
+
+/**
+ * The app log lines for a person (pino-pretty): `[HH:MM:ss] LEVEL: message` in UTC, the request for access lines, an
+ * error's stack below its line, the other fields left out (`DEV_LOG_FORMAT=json` shows them). A line that is not JSON
+ * (a configuration error on stderr) comes back as it is.
+ */
+export function createLogFormatter(options: LogFormatOptions): (line: string) => string {
+  const pretty = prettyFactory({
+    colorize: options.colorize,
+    translateTime: 'HH:MM:ss',
+    hideObject: true,
+    ignore: 'pid,hostname',
+    messageFormat: (log) => messageOf(log as LogLine),
+  });
+  return (line) => pretty(line).replace(/\n$/, '');
+}
+
+const plain = createLogFormatter({ colorize: false });
+
+/** One app log line without colours (see `createLogFormatter`). */
+export function formatLogLine(line: string): string {
+  return plain(line);
 }

@@ -10,7 +10,13 @@ import { Launcher } from './launcher';
  */
 async function main(): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  const launcher = new Launcher({ env: process.env, print, pretty: process.env['DEV_LOG_FORMAT'] !== 'json' });
+  const launcher = new Launcher({
+    env: process.env,
+    print,
+    pretty: process.env['DEV_LOG_FORMAT'] !== 'json',
+    // Colours only on a terminal (a file or a pipe gets plain text), and never with NO_COLOR set.
+    colorize: process.stdout.isTTY === true && !process.env['NO_COLOR'],
+  });
   const startedAt = Date.now();
 
   let stopping: Promise<void> | undefined;

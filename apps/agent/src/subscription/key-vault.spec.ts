@@ -1,4 +1,5 @@
 import { KeyVault } from './key-vault';
+import vectors from './key-vault.vectors.json';
 
 const MNEMONIC = 'illness spike retreat truth genius clock brain pass fit cave bargain toe';
 const OTHER = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -27,5 +28,14 @@ describe('the sealed API key', () => {
     const sealed = payments.seal('{"PAYMENT-SIGNATURE":"eyJ4NDAyVmVyc2lvbiI6Mn0="}');
     expect(payments.open(sealed)).toBe('{"PAYMENT-SIGNATURE":"eyJ4NDAyVmVyc2lvbiI6Mn0="}');
     expect(() => new KeyVault(MNEMONIC, WALLET).open(sealed)).toThrow();
+  });
+});
+
+describe('keys sealed before the vault used SealedBox', () => {
+  it('still open, the key and the payments each under their own key', () => {
+    const { mnemonic, wallet, apiKey, payment } = vectors;
+    expect(new KeyVault(mnemonic, wallet).open(apiKey.sealed)).toBe(apiKey.plain);
+    expect(new KeyVault(mnemonic, wallet, 'payment').open(payment.sealed)).toBe(payment.plain);
+    expect(() => new KeyVault(mnemonic, wallet).open(payment.sealed)).toThrow();
   });
 });

@@ -1,8 +1,8 @@
+import { escapeHtml } from '@rp/contracts';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { AlertMessage } from './alert-message';
 import { plainText } from './alert-message';
 import { DeliveryError } from './delivery-error';
-import { escapeHtml } from './telegram.provider';
 
 export interface SmtpSettings {
   host?: string;

@@ -1,13 +1,10 @@
+import { escapeHtml } from '@rp/contracts';
 import type { AlertMessage } from './alert-message';
 import { plainText } from './alert-message';
 import { DeliveryError, kindOfStatus } from './delivery-error';
 import { postJson } from './post-json';
 
 export const TELEGRAM_MAX_TEXT = 4096;
-
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 /** The message as Telegram HTML, escaped, at most 4096 characters (plain text, cut, if it ever were longer). */
 export function telegramText(message: AlertMessage): { text: string; parse_mode?: 'HTML' } {

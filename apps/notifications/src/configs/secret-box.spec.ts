@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { maskBotToken, maskEmail, maskWebhookUrl } from './masking';
 import { SecretBox } from './secret-box';
+import vectors from './secret-box.vectors.json';
 
 describe('secrets at rest', () => {
   it('seals with AES-256-GCM (fresh IV each time) and opens only with the same key', () => {
@@ -14,6 +15,13 @@ describe('secrets at rest', () => {
     expect(() => new SecretBox(randomBytes(32).toString('hex')).open(a)).toThrow();
     const tampered = a.slice(0, -2) + (a.endsWith('A') ? 'BB' : 'AA');
     expect(() => box.open(tampered)).toThrow();
+  });
+
+  it('still opens values sealed before SecretBox used SealedBox (configured and development key)', () => {
+    const { keyHex, botToken, developmentKey } = vectors;
+    expect(new SecretBox(keyHex).open(botToken.sealed)).toBe(botToken.plain);
+    expect(new SecretBox(undefined).open(developmentKey.sealed)).toBe(developmentKey.plain);
+    expect(() => new SecretBox(undefined).open(botToken.sealed)).toThrow();
   });
 
   it('masks tokens, webhook URLs and emails', () => {

@@ -1,34 +1,14 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-
-const VERSION = 'v1';
+import { SealedBox } from '@rp/platform';
+import { createHash } from 'node:crypto';
 
 /**
- * AES-256-GCM for bot tokens and webhook URLs at rest: `v1.<iv>.<tag>.<ciphertext>` (base64url). Without a key
- * (development and tests only; production requires `NOTIFICATIONS_ENCRYPTION_KEY`) a fixed development key is used,
- * so stored values are still never in clear.
+ * Bot tokens and webhook URLs at rest: `SealedBox` (AES-256-GCM). Without a key (development and tests only;
+ * production requires `NOTIFICATIONS_ENCRYPTION_KEY`) a fixed development key is used, so stored values are still
+ * never in clear.
  */
-export class SecretBox {
-  private readonly key: Buffer;
-
+export class SecretBox extends SealedBox {
   constructor(key: string | undefined) {
-    this.key = key ? decodeKey(key) : createHash('sha256').update('rp-notifications-development-key').digest();
-  }
-
-  seal(plain: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return [VERSION, iv, cipher.getAuthTag(), body]
-      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
-      .join('.');
-  }
-
-  open(sealed: string): string {
-    const [version, iv, tag, body] = sealed.split('.');
-    if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('not a sealed value');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    super(key ? decodeKey(key) : createHash('sha256').update('rp-notifications-development-key').digest());
   }
 }
 

@@ -12,14 +12,23 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Rejects with `AttemptTimeout` after `ms`; the timer is always cleared so it never holds the process open. */
-export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+/**
+ * Runs `work` with an `AbortSignal` that fires after `ms`, and rejects with `AttemptTimeout` at that moment. The
+ * request given up on is aborted through the signal (its socket closed), so a slow answer does not keep running
+ * beside the next attempt. The timer is always cleared so it never holds the process open.
+ */
+export async function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AttemptTimeout(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      const timeout = new AttemptTimeout(`no answer within ${ms} ms`);
+      reject(timeout);
+      controller.abort(timeout);
+    }, ms);
   });
   try {
-    return await Promise.race([work, deadline]);
+    return await Promise.race([work(controller.signal), deadline]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,4 +1,16 @@
 import { rpc } from '@stellar/stellar-sdk';
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * The abort signal of the attempt in progress. The SDK's methods take no signal, so `withSignal` puts it here and
+ * a request interceptor of each endpoint's HTTP client (axios) hands it to the request the SDK sends.
+ */
+const attemptSignal = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs `send` so that every HTTP request it makes through a pool endpoint is aborted by `signal`. */
+export function withSignal<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+  return attemptSignal.run(signal, send);
+}
 
 export interface RpcEndpoint {
   url: string;
@@ -23,6 +35,13 @@ export class EndpointPool {
     this.endpoints = [...new Set(urls)].map((url) => {
       const origin = originOf(url);
       const server = new rpc.Server(url, { allowHttp: url.startsWith('http://') });
+      // The SDK's request config type omits `signal`; the client under it (axios) honours it.
+      server.httpClient.interceptors.request.use((config) => {
+        const signal = attemptSignal.getStore();
+        const request = config as typeof config & { signal?: AbortSignal };
+        if (signal && !request.signal) request.signal = signal;
+        return request;
+      });
       return { url, origin, server, restUntil: 0 };
     });
   }

@@ -10,7 +10,7 @@ import {
 import type { Registry } from 'prom-client';
 import { networkPassphrase } from '../network/ledger-network';
 import { backoffDelay, sleep, withDeadline } from './backoff';
-import { EndpointPool, type RpcEndpoint } from './endpoint-pool';
+import { EndpointPool, type RpcEndpoint, withSignal } from './endpoint-pool';
 import { type AttemptFailure, LedgerRpcError, NetworkMismatchError, classifyFailure } from './rpc-errors';
 import { RpcMetrics } from './rpc-metrics';
 
@@ -173,7 +173,10 @@ export class LedgerRpc {
       const started = performance.now();
       let failure: AttemptFailure | undefined;
       try {
-        const answer = await withDeadline(send(endpoint.server), this.timeoutMs);
+        const answer = await withDeadline(
+          (signal) => withSignal(signal, () => send(endpoint.server)),
+          this.timeoutMs,
+        );
         failure = policy.retryAnswer?.(answer);
         this.observe(method, endpoint, failure?.kind ?? 'success', started);
         if (!failure) {

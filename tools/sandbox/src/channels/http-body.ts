@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReceivedFile } from './message-log';
 
 export { BodyTooLargeError, readBody } from '../server/http-io';
 
@@ -31,18 +33,42 @@ export function parseForm(body: Buffer): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(body.toString('utf8')));
 }
 
-/** Text fields of a multipart/form-data body; file parts are kept as their text too, which is all we log. */
-export function parseMultipart(req: IncomingMessage, body: Buffer): Record<string, string> {
-  const boundary = /boundary="?([^";]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1];
-  if (!boundary) throw new BodySyntaxError('multipart without boundary');
-  const fields: Record<string, string> = {};
-  for (const part of body.toString('utf8').split(`--${boundary}`)) {
-    const split = part.indexOf('\r\n\r\n');
-    if (split < 0) continue;
-    const name = /name="([^"]*)"/i.exec(part.slice(0, split))?.[1];
-    if (name !== undefined) fields[name] = part.slice(split + 4).replace(/\r\n$/, '');
+/** A multipart/form-data body: its text fields, and its file parts as received, byte for byte. */
+export interface MultipartForm {
+  fields: Record<string, string>;
+  files: (ReceivedFile & { bytes: Buffer })[];
+}
+
+/**
+ * Parses a multipart/form-data body with the runtime's own parser (`Response.formData()`, undici), which keeps file
+ * parts as bytes: a binary file arrives as it was sent. A body it cannot parse (no boundary, broken parts) is a
+ * `BodySyntaxError`.
+ */
+export async function parseMultipart(req: IncomingMessage, body: Buffer): Promise<MultipartForm> {
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+  } catch (error) {
+    throw new BodySyntaxError(error instanceof Error ? error.message : String(error));
   }
-  return fields;
+  const fields: Record<string, string> = {};
+  const files: MultipartForm['files'] = [];
+  for (const [field, value] of form) {
+    if (typeof value === 'string') {
+      fields[field] = value;
+      continue;
+    }
+    const bytes = Buffer.from(await value.arrayBuffer());
+    files.push({
+      field,
+      filename: value.name,
+      contentType: value.type,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      bytes,
+    });
+  }
+  return { fields, files };
 }
 
 export function sendJson(

@@ -1,6 +1,17 @@
 export type Channel = 'telegram' | 'webhook' | 'email';
 export type Outcome = 'delivered' | 'rejected';
 
+/** A file part of a multipart message, as the stand-in received it (its bytes are not kept, their digest is). */
+export interface ReceivedFile {
+  /** The form field (`files[0]`, `document`). */
+  readonly field: string;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly size: number;
+  /** SHA-256 of the bytes received, hex. */
+  readonly sha256: string;
+}
+
 export interface LogEntry {
   /** Sequential decimal string; never reused, not even after `clear()`, so a saved id stays a valid mark. */
   readonly id: string;
@@ -16,6 +27,8 @@ export interface LogEntry {
   readonly status: number;
   /** Who sent it, as the channel knows them: `bot:<id>` (never the token), the hook kind, or the SMTP user. */
   readonly source?: string;
+  /** File parts of a multipart message (Discord `files[n]`), when it had any. */
+  readonly files?: readonly ReceivedFile[];
 }
 
 export type NewLogEntry = Omit<LogEntry, 'id' | 'receivedAt'>;

@@ -151,7 +151,7 @@ export class TelegramBotApi {
     if (body.length === 0) return {};
     const type = mediaType(req);
     if (type === 'application/json') return parseJsonObject(body);
-    if (type === 'multipart/form-data') return parseMultipart(req, body);
+    if (type === 'multipart/form-data') return (await parseMultipart(req, body)).fields;
     return parseForm(body);
   }
 

@@ -12,7 +12,7 @@ import {
   splitPath,
   takeFault,
 } from './http-body';
-import type { MessageLog } from './message-log';
+import type { MessageLog, ReceivedFile } from './message-log';
 import { discordText, slackText, validateDiscord, validateSlack, type Rejection } from './webhook-payloads';
 
 /**
@@ -120,8 +120,9 @@ export class WebhookReceiver {
     if (kind === 'discord' && !/^discord\/\d+\/[^/]+$/.test(hook)) return unknownWebhook(kind);
     if (kind === 'slack' && !/^slack\/.+/.test(hook)) return unknownWebhook(kind);
     let payload: Json;
+    let files: readonly ReceivedFile[] = [];
     try {
-      payload = await this.readPayload(req, kind);
+      ({ payload, files } = await this.readPayload(req, kind));
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
         return this.reject(
@@ -174,9 +175,10 @@ export class WebhookReceiver {
       outcome: 'delivered',
       status,
       source: kind,
+      ...(files.length > 0 ? { files } : {}),
     });
     if (kind === 'slack') return { status, body: 'ok' };
-    return { status, body: wait ? this.discordMessage(hook, payload) : undefined, headers };
+    return { status, body: wait ? this.discordMessage(hook, payload, files) : undefined, headers };
   }
 
   private reject(hook: string, kind: HookKind, payload: Json, answer: Answer): Answer {
@@ -192,18 +194,22 @@ export class WebhookReceiver {
     return answer;
   }
 
-  private async readPayload(req: IncomingMessage, kind: HookKind): Promise<Json> {
+  private async readPayload(req: IncomingMessage, kind: HookKind): Promise<{ payload: Json; files: ReceivedFile[] }> {
     const body = await readBody(req, this.maxBodyBytes);
     const type = mediaType(req);
     if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') {
-      const form = type === 'multipart/form-data' ? parseMultipart(req, body) : parseForm(body);
+      const multipart = type === 'multipart/form-data' ? await parseMultipart(req, body) : undefined;
+      const form = multipart?.fields ?? parseForm(body);
+      // File parts as received (digest and size, not the bytes) for the log and Discord's `attachments`.
+      const files = (multipart?.files ?? []).map(({ bytes: _bytes, ...file }) => file);
       // Slack posts form bodies as payload=<json>; Discord multipart carries payload_json.
       const embedded = kind === 'slack' ? form['payload'] : kind === 'discord' ? form['payload_json'] : undefined;
-      return embedded !== undefined ? parseJsonObject(Buffer.from(embedded)) : form;
+      return { payload: embedded !== undefined ? parseJsonObject(Buffer.from(embedded)) : form, files };
     }
-    if (kind === 'generic' && type !== 'application/json') return { body: body.toString('utf8') };
-    if (body.length === 0 && kind === 'discord') return {};
-    return parseJsonObject(body);
+    if (kind === 'generic' && type !== 'application/json')
+      return { payload: { body: body.toString('utf8') }, files: [] };
+    if (body.length === 0 && kind === 'discord') return { payload: {}, files: [] };
+    return { payload: parseJsonObject(body), files: [] };
   }
 
   /** Fixed window per hook; returns how long until a slot frees up (0 when this request may pass). */
@@ -227,7 +233,7 @@ export class WebhookReceiver {
     return { retryAfterMs: limited ? resetAfterMs : 0, headers };
   }
 
-  private discordMessage(hook: string, payload: Json): Json {
+  private discordMessage(hook: string, payload: Json, files: readonly ReceivedFile[]): Json {
     const [, webhookId] = hook.split('/');
     const now = this.now();
     const id = (((BigInt(now) - DISCORD_EPOCH) << 22n) | (this.sequence++ & 0xfffn)).toString();
@@ -247,7 +253,12 @@ export class WebhookReceiver {
         bot: true,
         global_name: null,
       },
-      attachments: [],
+      attachments: files.map((file, index) => ({
+        id: String(index),
+        filename: file.filename,
+        size: file.size,
+        content_type: file.contentType,
+      })),
       embeds,
       mentions: [],
       mention_roles: [],

@@ -31,7 +31,16 @@ describe('the sandbox page and the agent relay', () => {
     const page = await (await fetch(`${without.url}/`)).text();
     const scenario = without.scenario;
     expect(page).toContain('<h2>Agent</h2>');
-    expect(page).toContain(`movePrice('${scenario?.oracle}','${scenario?.xlm}','3000000',-10)`);
+    expect(page).toContain(
+      `<button data-oracle="${scenario?.oracle}" data-asset="${scenario?.xlm}" data-price="3000000" data-percent="-10">`,
+    );
+    // No inline handlers: the page's one script reads the data attributes, and escapes with the shared escapeHtml.
+    expect(page).not.toContain('onclick');
+    expect(page).toContain("closest('button[data-percent]')");
+    expect(page).toContain('function escapeHtml(value)');
+    // The script, shared function included, is valid JavaScript on its own (parsed, not run: no DOM here).
+    const script = /<script>([\s\S]*)<\/script>/.exec(page)?.[1] ?? '';
+    expect(() => new Function(script)).not.toThrow();
     for (const label of ['−3 %', '−10 %', '−20 %', '+10 %']) expect(page).toContain(label);
   });
 

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@rp/contracts';
 import type { SandboxDump } from '../control/sandbox-dump';
 import { congestionPanel } from './congestion-panel';
 
@@ -38,7 +39,7 @@ export function renderPage(dump: SandboxDump): string {
           time(p.timestamp),
           PRICE_MOVES.map(
             (percent) =>
-              `<button onclick="movePrice('${esc(p.oracle)}','${esc(p.asset)}','${esc(p.price)}',${percent})">` +
+              `<button data-oracle="${esc(p.oracle)}" data-asset="${esc(p.asset)}" data-price="${esc(p.price)}" data-percent="${percent}">` +
               `${percent > 0 ? '+' : '−'}${Math.abs(percent)} %</button>`,
           ).join(' '),
         ]),
@@ -128,9 +129,11 @@ async function movePrice(oracle, asset, price, percent) {
     body: JSON.stringify({ asset, price: next.toString() }) });
   location.reload();
 }
-function escapeHtml(value) {
-  return String(value ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-}
+document.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-percent]');
+  if (button) movePrice(button.dataset.oracle, button.dataset.asset, button.dataset.price, Number(button.dataset.percent));
+});
+${escapeHtml.toString()}
 fetch('/agent/status').then((r) => r.json()).then((s) => {
   const box = document.getElementById('agent');
   if (!s.wallet) { box.innerHTML = '<small>' + escapeHtml(s.error || 'no agent') + '</small>'; return; }
@@ -190,9 +193,4 @@ function code(value: string): string {
   return `<code>${esc(value)}</code>`;
 }
 
-function esc(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
-}
+const esc = escapeHtml;
