@@ -86,4 +86,15 @@ describe('the queue dashboard', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ success: false, status: 400, code: 'MALFORMED_JSON' });
   });
+
+  it('answers a body that fails to decompress (the platform decoder) in the envelope on its routes too', async () => {
+    const answer = await h.call('POST', `${QUEUE_BOARD_PATH}/api/queues/${DELIVERY_QUEUE}/add`, {
+      headers: { 'x-admin-key': ADMIN_KEY, 'content-encoding': 'gzip' },
+      body: 'not gzip at all',
+    });
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBeLessThan(500);
+    expect(answer.body).toMatchObject({ success: false, status: answer.status });
+    expect(typeof answer.body.code).toBe('string');
+  });
 });
