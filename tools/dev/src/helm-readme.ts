@@ -99,7 +99,10 @@ export function renderHelmReadme(chartDir: string): string {
     `Chart version ${chart.version}, app version ${chart.appVersion}.`,
     '',
     ...(chart.maintainers?.length
-      ? ['Maintainers: ' + chart.maintainers.map((m) => (m.url ? `[${m.name}](${m.url})` : m.name)).join(', ') + '.', '']
+      ? [
+          'Maintainers: ' + chart.maintainers.map((m) => (m.url ? `[${m.name}](${m.url})` : m.name)).join(', ') + '.',
+          '',
+        ]
       : []),
     ...(chart.sources?.length ? ['Sources: ' + chart.sources.map((s) => `<${s}>`).join(', ') + '.', ''] : []),
     '## Values',
@@ -108,7 +111,9 @@ export function renderHelmReadme(chartDir: string): string {
     '',
     '| Key | Default | Description |',
     '| --- | --- | --- |',
-    ...rows.map((row) => `| \`${row.key}\` | ${row.default ? `\`${cell(row.default)}\`` : ''} | ${cell(row.description)} |`),
+    ...rows.map(
+      (row) => `| \`${row.key}\` | ${row.default ? `\`${cell(row.default)}\`` : ''} | ${cell(row.description)} |`,
+    ),
     '',
   ];
   return out.join('\n');

@@ -320,10 +320,11 @@ describe.each([
     const policy = find<INetworkPolicy>('NetworkPolicy')!;
     const admitted = policy.spec!.ingress!.flatMap((rule) => rule.from ?? []);
     expect(
-      admitted.some((peer) =>
-        Object.entries(peer.podSelector?.matchLabels ?? {}).every(([k, v]) => test.metadata.labels?.[k] === v) &&
-        peer.namespaceSelector === undefined &&
-        Object.keys(peer.podSelector?.matchLabels ?? {}).length > 0,
+      admitted.some(
+        (peer) =>
+          Object.entries(peer.podSelector?.matchLabels ?? {}).every(([k, v]) => test.metadata.labels?.[k] === v) &&
+          peer.namespaceSelector === undefined &&
+          Object.keys(peer.podSelector?.matchLabels ?? {}).length > 0,
       ),
     ).toBe(true);
   });

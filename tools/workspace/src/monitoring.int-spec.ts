@@ -115,7 +115,10 @@ describe('the monitoring files', () => {
   });
 
   it('the alert rules query only series an app exports', () => {
-    const unknown = alertRules.map((rule) => rule.expr).flatMap(metricsOf).filter((name) => !exported.has(name));
+    const unknown = alertRules
+      .map((rule) => rule.expr)
+      .flatMap(metricsOf)
+      .filter((name) => !exported.has(name));
     expect(unknown).toEqual([]);
   });
 
