@@ -5,6 +5,7 @@ import { deliveryModules } from './notifications.module';
 import { monitorModules } from './monitor/monitor.module';
 import { RiskRoutesModule } from './risk/risk.module';
 import { TriggerModule } from './risk/trigger/trigger.module';
+import { registerQueueBoard } from './queues/queue-board';
 
 export const notificationsApp: AppDefinition<NotificationsConfig> = {
   name: 'notifications',
@@ -17,6 +18,8 @@ export const notificationsApp: AppDefinition<NotificationsConfig> = {
     ...monitorModules(config),
   ],
   readiness: () => [DatabaseReadiness, RedisReadiness],
+  // bull-board for the delivery and monitor queues, admin key only (ADR 022).
+  configureHttp: registerQueueBoard,
   openApi: {
     title: 'Risk and notifications',
     description: 'Risk evaluation, alert channels, webhook, DLQ.',

@@ -5,3 +5,4 @@ export * from './ports';
 export * from './redis';
 export * from './settings-cli';
 export * from './buy-key';
+export * from './helm-readme';

@@ -8,9 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkSettings, describeSettings } from '@rp/dev';
+import { checkSettings, describeSettings, renderHelmReadme } from '@rp/dev';
 import { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { IPod } from 'kubernetes-models/v1/Pod';
 import { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { ISecret } from 'kubernetes-models/v1/Secret';
 import { IService } from 'kubernetes-models/v1/Service';
@@ -201,6 +202,21 @@ describe('the agent chart', () => {
     expect(settingValues.filter((name) => !known.has(name))).toEqual([]);
   });
 
+  it('has maintainers and sources in Chart.yaml, and a README generated from values.yaml as committed', () => {
+    const meta = parse(readFileSync(join(chart, 'Chart.yaml'), 'utf8')) as {
+      maintainers?: { name: string }[];
+      sources?: string[];
+    };
+    expect(meta.maintainers?.length).toBeGreaterThan(0);
+    expect(meta.sources?.every((source) => /^https:\/\//.test(source))).toBe(true);
+    const committed = readFileSync(join(chart, 'README.md'), 'utf8');
+    // A difference: run `node tools/dev/bin/helm-readme.cjs k8s/helm/agent` and commit the README.
+    expect(committed).toBe(renderHelmReadme(chart));
+    for (const value of Object.keys(schema.properties.settings.properties)) {
+      expect({ value, documented: committed.includes(`\`settings.${value}\``) }).toEqual({ value, documented: true });
+    }
+  });
+
   it("defaults every setting it sets to the agent's own default", () => {
     const defaults = new Map(describeSettings('agent').map((setting) => [setting.name, setting.default]));
     const differing = Object.entries(chartValues.settings)
@@ -224,7 +240,7 @@ describe.each([
   const container = pod.containers[0];
 
   it('renders objects that are valid against the Kubernetes schemas, named after the release', () => {
-    const kinds = ['Deployment', 'NetworkPolicy', 'Service'];
+    const kinds = ['Deployment', 'NetworkPolicy', 'Pod', 'Service'];
     if (expected.database === 'embedded') kinds.push('PersistentVolumeClaim');
     if (expected.ownSecret) kinds.push('Secret');
     expect(objects.map((o) => o.kind).sort()).toEqual(kinds.sort());
@@ -232,7 +248,7 @@ describe.each([
       const model = kubernetesModel(object);
       expect({ object: object.kind, known: model !== undefined }).toEqual({ object: object.kind, known: true });
       expect(() => model!.validate()).not.toThrow();
-      expect(object.metadata.name).toMatch(/^agent-alice(-data)?$/);
+      expect(object.metadata.name).toMatch(/^agent-alice(-data|-test-health)?$/);
       expect(object.metadata.labels).toMatchObject({ 'app.kubernetes.io/instance': 'agent-alice' });
     }
   });
@@ -286,6 +302,33 @@ describe.each([
     expect(service.spec?.ports).toEqual([{ name: 'http', port, targetPort: 'http' }]);
     const shutdownMs = Number(values.settings['SHUTDOWN_TIMEOUT_MS'] ?? 10_000);
     expect(pod.terminationGracePeriodSeconds! * 1000).toBeGreaterThan(shutdownMs);
+  });
+
+  it('has a `helm test` pod that asks the Service for /health, run like the agent and let in by the NetworkPolicy', () => {
+    const test = objects.find((o) => o.kind === 'Pod') as unknown as IPod & K8sObject;
+    expect(test.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'test' });
+    const testPod = test.spec!;
+    expect(testPod.restartPolicy).toBe('Never');
+    expect(testPod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    const probe = testPod.containers[0];
+    expect(probe.image).toBe(container.image);
+    expect(probe.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    const service = find<IService>('Service')!;
+    const url = probe.env?.find((e) => e.name === 'HEALTH_URL')?.value;
+    expect(url).toBe(`http://${service.metadata.name}:${port}/health`);
+    expect(probe.command?.slice(0, 2)).toEqual(['node', '-e']);
+    expect(probe.command?.[2]).toContain('process.env.HEALTH_URL');
+    expect(probe.command?.[2]).toContain('r.status === 200 ? 0 : 1');
+    const policy = find<INetworkPolicy>('NetworkPolicy')!;
+    const admitted = policy.spec!.ingress!.flatMap((rule) => rule.from ?? []);
+    expect(
+      admitted.some(
+        (peer) =>
+          Object.entries(peer.podSelector?.matchLabels ?? {}).every(([k, v]) => test.metadata.labels?.[k] === v) &&
+          peer.namespaceSelector === undefined &&
+          Object.keys(peer.podSelector?.matchLabels ?? {}).length > 0,
+      ),
+    ).toBe(true);
   });
 
   it('lets only the listed peers reach /status, on its port', () => {

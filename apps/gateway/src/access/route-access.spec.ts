@@ -21,6 +21,8 @@ describe('the gateway route access table', () => {
     ['POST', '/api/v1/rms/notifications/trigger'],
     ['GET', '/api/v1/rms/notifications/dlq'],
     ['POST', '/api/v1/rms/notifications/dlq/redrive/all'],
+    ['GET', '/api/v1/rms/notifications/queues'],
+    ['GET', '/api/v1/rms/notifications/queues/api/queues'],
   ])('%s %s is an admin route (checked by the service)', (method, path) => {
     expect(routeAccess(method, path)).toBe('admin');
   });

@@ -26,6 +26,7 @@ const ACCESS_RULES: readonly AccessRule[] = [
   { access: 'admin', path: '/api/v1/keys/admin', match: 'subtree' },
   { access: 'admin', path: '/api/v1/rms/notifications/trigger', match: 'exact' },
   { access: 'admin', path: '/api/v1/rms/notifications/dlq', match: 'subtree' },
+  { access: 'admin', path: '/api/v1/rms/notifications/queues', match: 'subtree' },
   { access: 'webhook', path: '/api/v1/rms/notifications/webhook', match: 'exact', methods: ['POST'] },
 ];
 

@@ -34,7 +34,13 @@ async function riskApp(env: Record<string, string>): Promise<NestFastifyApplicat
     ...env,
   });
   const app = await createApp(
-    { ...notificationsApp, modules: () => [{ module: RiskRoutesModule }], readiness: () => [] },
+    // The risk routes alone: no Redis, so no queue dashboard either.
+    {
+      ...notificationsApp,
+      modules: () => [{ module: RiskRoutesModule }],
+      readiness: () => [],
+      configureHttp: undefined,
+    },
     config,
   );
   return initApp(app);

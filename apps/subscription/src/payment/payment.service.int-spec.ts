@@ -5,6 +5,7 @@
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { settlementLanes, keypairFromSecret } from '@rp/ledger';
+import { Registry } from 'prom-client';
 import { PRICE, RECEIVER, type PaymentSandbox, startPaymentSandbox } from '../test/payment-sandbox.int-support';
 import { PaymentRepository } from './payment.repository';
 import { type PaymentOutcome, PaymentService } from './payment.service';
@@ -147,6 +148,11 @@ describe('PaymentService', () => {
     await app.get(SettlementReconciler).tick();
     expect(await payments.find(stale.id)).toBeNull();
     expect(await payments.find(recent.id)).toMatchObject({ status: 'settling' });
+    // The one left unresolved is what the "settlements stuck" alert reads (k8s/monitoring/alerts.yaml).
+    const sentAt = (await payments.find(recent.id))!.sentAt!.getTime();
+    const gauge = await app.get(Registry).getSingleMetric('subscription_settlement_oldest_unresolved_seconds')!.get();
+    expect(gauge.values[0].value).toBeGreaterThan(0);
+    expect(gauge.values[0].value).toBeLessThanOrEqual((Date.now() - sentAt) / 1000);
     // The released claim may be used again: nothing of it was ever applied.
     expect(await payments.findClaim(stale.payer, stale.nonce)).toBeNull();
   });

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Gauge, Registry } from 'prom-client';
 import { PaymentContext } from './payment-context';
 import { PaymentRepository } from './payment.repository';
 import { SettlementService } from './settlement.service';
@@ -19,12 +20,21 @@ export class SettlementReconciler implements OnApplicationBootstrap, OnApplicati
   private readonly logger = new Logger(SettlementReconciler.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /** What the "settlements stuck" alert reads: 0 when every settlement the last pass saw was resolved. */
+  private readonly oldestUnresolved: Gauge;
 
   constructor(
     private readonly context: PaymentContext,
     private readonly payments: PaymentRepository,
     private readonly settlement: SettlementService,
-  ) {}
+    registry: Registry,
+  ) {
+    this.oldestUnresolved = new Gauge({
+      name: 'subscription_settlement_oldest_unresolved_seconds',
+      help: 'Age (since sent) of the oldest settlement the last reconciliation pass left unresolved; 0 when none',
+      registers: [registry],
+    });
+  }
 
   onApplicationBootstrap(): void {
     if (!this.context.configured) return;
@@ -48,12 +58,16 @@ export class SettlementReconciler implements OnApplicationBootstrap, OnApplicati
 
   private async reconcile(): Promise<void> {
     const unresolved = await this.payments.unresolved();
+    let oldestSentAt: number | undefined;
     for (const record of unresolved) {
       const { resolution } = await this.settlement.resolve(record);
       if (resolution !== 'pending') {
         this.logger.log({ paymentId: record.id, txHash: record.txHash, resolution }, 'settlement reconciled');
+      } else if (record.sentAt) {
+        oldestSentAt = Math.min(oldestSentAt ?? Infinity, record.sentAt.getTime());
       }
     }
+    this.oldestUnresolved.set(oldestSentAt === undefined ? 0 : Math.max(0, Date.now() - oldestSentAt) / 1000);
     const stale = await this.payments.staleReservations(new Date(Date.now() - STALE_RESERVATION_MS));
     for (const record of stale) {
       if (await this.payments.release(record.id, 'reserved')) {

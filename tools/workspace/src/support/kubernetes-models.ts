@@ -7,6 +7,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { Pod } from 'kubernetes-models/v1/Pod';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 
@@ -24,6 +25,7 @@ const MODELS: Record<string, (object: K8sObject) => { validate(): void }> = {
   'v1/Secret': (o) => new Secret(o as never),
   'v1/PersistentVolumeClaim': (o) => new PersistentVolumeClaim(o as never),
   'v1/Namespace': (o) => new Namespace(o as never),
+  'v1/Pod': (o) => new Pod(o as never),
   'policy/v1/PodDisruptionBudget': (o) => new PodDisruptionBudget(o as never),
   'autoscaling/v2/HorizontalPodAutoscaler': (o) => new HorizontalPodAutoscaler(o as never),
   'networking.k8s.io/v1/NetworkPolicy': (o) => new NetworkPolicy(o as never),
