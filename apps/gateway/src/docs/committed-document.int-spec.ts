@@ -22,6 +22,11 @@ interface Run {
   stderr: string;
 }
 
+function withoutForceColor(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { FORCE_COLOR: _ignored, ...rest } = env;
+  return rest;
+}
+
 function run(args: string[]): Promise<Run> {
   return new Promise((done) => {
     execFile(
@@ -30,7 +35,13 @@ function run(args: string[]): Promise<Run> {
       {
         cwd: ROOT,
         timeout: TIMEOUT_MS,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        // Plain text: NO_COLOR, and no FORCE_COLOR beside it (Node 24 warns on stderr when both are set, as under CI).
+        env: {
+          ...withoutForceColor(process.env),
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          NO_COLOR: '1',
+        },
       },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

@@ -38,9 +38,10 @@ describe('the sandbox page and the agent relay', () => {
     expect(page).not.toContain('onclick');
     expect(page).toContain("closest('button[data-percent]')");
     expect(page).toContain('function escapeHtml(value)');
-    // The script, shared function included, is valid JavaScript on its own (parsed, not run: no DOM here).
-    const script = /<script>([\s\S]*)<\/script>/.exec(page)?.[1] ?? '';
-    expect(() => new Function(script)).not.toThrow();
+    // Each script, shared function included, is valid JavaScript on its own (parsed, not run: no DOM here).
+    const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) expect(() => new Function(script)).not.toThrow();
     for (const label of ['−3 %', '−10 %', '−20 %', '+10 %']) expect(page).toContain(label);
   });
 
