@@ -23,7 +23,8 @@ interface Run {
 }
 
 function withoutForceColor(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { FORCE_COLOR: _ignored, ...rest } = env;
+  const rest = { ...env };
+  delete rest['FORCE_COLOR'];
   return rest;
 }
 
