@@ -47,6 +47,10 @@ describe('cappedInclusionFee', () => {
     expect(cappedInclusionFee(1250n, 99_950n, 100_000n)).toBe(MIN_INCLUSION_FEE);
     expect(cappedInclusionFee(1250n, 200_000n, 100_000n)).toBe(MIN_INCLUSION_FEE);
   });
+
+  it('keeps the total within the 32-bit fee field when the cap allows more', () => {
+    expect(cappedInclusionFee(10_000_000_000n, 50_000n, 10_000_000_000n)).toBe(0xffffffffn - 50_000n);
+  });
 });
 
 describe('CloseFeeReader', () => {

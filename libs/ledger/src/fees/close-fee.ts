@@ -18,6 +18,9 @@ export const CLOSE_FEE_PERCENTILE = 'p95' as const;
  */
 export const CLOSE_FEE_MARGIN_PERCENT = 25n;
 
+/** The most a transaction's (32-bit) fee field holds, in stroops. */
+export const MAX_TRANSACTION_FEE = 0xffffffffn;
+
 /** The part of a `getFeeStats` answer the choice reads (`rpc.Api.GetFeeStatsResponse['sorobanInclusionFee']`). */
 export interface InclusionFeeDistribution {
   readonly p95: string;
@@ -43,11 +46,12 @@ export function networkInclusionFee(distribution: InclusionFeeDistribution | und
 
 /**
  * The inclusion fee a close is offered at: the network's ask, lowered so the total (inclusion plus the simulated
- * resource fee) stays within `maxTotalFee` (`MAX_CLOSE_FEE_STROOPS`), never below the minimum (a close whose
- * resources alone leave no room is then refused `fee_above_cap` by the signing rule, as before).
+ * resource fee) stays within `maxTotalFee` (`MAX_CLOSE_FEE_STROOPS`) and the 32-bit fee field, never below the
+ * minimum (a close whose resources alone leave no room is then refused `fee_above_cap` by the signing rule).
  */
 export function cappedInclusionFee(ask: bigint, resourceFee: bigint, maxTotalFee: bigint): bigint {
-  const room = maxTotalFee - resourceFee;
+  // The fee field is 32 bits: `MAX_CLOSE_FEE_STROOPS` may allow more than a transaction can carry.
+  const room = (maxTotalFee < MAX_TRANSACTION_FEE ? maxTotalFee : MAX_TRANSACTION_FEE) - resourceFee;
   const fee = ask < room ? ask : room;
   return fee > MIN_INCLUSION_FEE ? fee : MIN_INCLUSION_FEE;
 }
@@ -119,7 +123,7 @@ export function withInclusionFee(envelopeXdr: string, inclusionFee: bigint): str
   const envelope = xdr.TransactionEnvelope.fromXDR(envelopeXdr, 'base64');
   if (envelope.switch() !== xdr.EnvelopeType.envelopeTypeTx()) throw new Error('not a v1 transaction envelope');
   const total = inclusionFee + resourceFeeOf(envelopeXdr);
-  if (total > 0xffffffffn) throw new RangeError(`fee ${total} stroops does not fit a transaction`);
+  if (total > MAX_TRANSACTION_FEE) throw new RangeError(`fee ${total} stroops does not fit a transaction`);
   envelope.v1().tx().fee(Number(total));
   envelope.v1().signatures([]);
   return envelope.toXDR('base64');
