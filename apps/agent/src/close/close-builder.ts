@@ -69,6 +69,15 @@ export class CloseBuilder {
     return { ...built, unsignedXdr: withInclusionFee(built.unsignedXdr, fee) };
   }
 
+  /**
+   * Whether a signed-ahead close bids less than the network asked at the last read (no I/O: checked right before a
+   * presigned close is sent; when it does, the close is built and signed again at the current fee).
+   */
+  underpriced(envelopeXdr: string): boolean {
+    if (this.mock) return false;
+    return inclusionFeeOf(envelopeXdr) < this.inclusionFeeFor(envelopeXdr, this.ledger.fees.known());
+  }
+
   /** The inclusion fee a close with this envelope's resources is offered at for the network's `ask`. */
   inclusionFeeFor(envelopeXdr: string, ask: bigint): bigint {
     return cappedInclusionFee(ask, resourceFeeOf(envelopeXdr), BigInt(this.config.MAX_CLOSE_FEE_STROOPS));

@@ -119,10 +119,15 @@ describe('closes priced from getFeeStats under a storm', () => {
 
   it('the same close at the minimum fee is not included within 2 ledgers (the storm outbids it)', async () => {
     const { wallet, view } = walletWithPosition();
-    const { guard } = agentFor(wallet, view);
+    const { builder, guard } = agentFor(wallet, view);
     const built = await view.buildClose(ledger.scenario.pool, 'unwind', 1.5, 50);
     expect(inclusionFeeOf(built.unsignedXdr)).toBe(MIN_INCLUSION_FEE);
     expect(await guard.check(ledger.scenario.pool, built)).toMatchObject({ ok: true });
+    // What the closer checks before sending a presigned close: at the minimum it is built again, priced it is not.
+    expect(builder.underpriced(built.unsignedXdr)).toBe(false); // nothing read yet: the minimum is all it knows
+    const priced = await builder.priced(built);
+    expect(builder.underpriced(built.unsignedXdr)).toBe(true);
+    expect(builder.underpriced(priced.unsignedXdr)).toBe(false);
     const { hash, sentAt } = await send(wallet, built);
     await until(async () => (await ledger.rpc.getLatestLedger()).sequence >= sentAt + 3);
     expect((await ledger.rpc.getTransaction(hash)).status).toBe('NOT_FOUND');
