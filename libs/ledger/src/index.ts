@@ -6,3 +6,4 @@ export * from './wallet';
 export * from './blend';
 export * from './x402';
 export * from './signing';
+export * from './fees';

@@ -121,6 +121,8 @@ export class Closer {
         attempt === 0 &&
         sendable(entry, decision.accountSequence, Date.now() / 1000) &&
         !movedBeyondSlippage(entry?.prices ?? {}, decision.snapshot.prices, this.config.SLIPPAGE) &&
+        // Bidding less than the network asked at the last fee read (no I/O): built and signed again at that fee.
+        !this.builder.underpriced(entry?.signed.envelope ?? '') &&
         // The rule once more on what was signed ahead (no I/O): a refusal drops it and the close is built again.
         (entry?.rule === undefined ||
           this.guard.recheck(entry.signed.envelope, entry.rule, decision.accountSequence, entry.builtBy).ok);

@@ -1,4 +1,4 @@
-import type { SignedAhead } from '@rp/ledger';
+import { type SignedAhead, buildInvocation, poolSubmitOperation } from '@rp/ledger';
 import { type PresignedClose, PresignedCache, movedBeyondSlippage, sendable, stalenessOf } from './presigned-cache';
 
 const NOW = 1_800_000_000;
@@ -55,5 +55,41 @@ describe('presigned closes', () => {
     cache.set(entry({ poolAddress: 'B' }));
     cache.retain(new Set(['B']));
     expect(cache.all().map((e) => e.poolAddress)).toEqual(['B']);
+  });
+
+  describe('priced below what the network asks', () => {
+    const wallet = 'GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6';
+    const pool = 'CDVQVKOY2YSXS2IC7KN6MNASSHPAO7UN2UR2ON4OI2SKMFJNVAMDX6DP';
+    /** An (unsimulated: no resource fee) pool call bidding `inclusion` stroops; the ledger's spec covers resources. */
+    const envelope = (inclusion: number) =>
+      buildInvocation({
+        source: wallet,
+        sequence: '100',
+        op: poolSubmitOperation(pool, wallet, []),
+        fee: inclusion,
+        validUntil: NOW + 300,
+        network: 'ledger:testnet',
+      }).toXDR();
+    const priced = (inclusion: number) => entry({}, { envelope: envelope(inclusion) });
+    const asking = (ask: bigint, maxTotalFee = 100_000_000n) => ({ ...fresh, networkFee: { ask, maxTotalFee } });
+
+    it('is stale for fee when it bids less than the network asks now', () => {
+      expect(stalenessOf(priced(100), asking(1250n))).toBe('fee');
+      expect(stalenessOf(priced(1249), asking(1250n))).toBe('fee');
+    });
+
+    it('is fresh when it bids the ask or more', () => {
+      expect(stalenessOf(priced(1250), asking(1250n))).toBeUndefined();
+      expect(stalenessOf(priced(5000), asking(1250n))).toBeUndefined();
+    });
+
+    it('is fresh at the cap: bidding more is not allowed (inclusion + resources <= MAX_CLOSE_FEE_STROOPS)', () => {
+      expect(stalenessOf(priced(10_000), asking(50_000n, 10_000n))).toBeUndefined();
+      expect(stalenessOf(priced(9_999), asking(50_000n, 10_000n))).toBe('fee');
+    });
+
+    it('is not priced in mock mode', () => {
+      expect(stalenessOf(entry({ builtBy: 'mock' }), asking(1250n))).toBeUndefined();
+    });
   });
 });

@@ -1,4 +1,4 @@
-import type { CloseSigningContext, SignedAhead } from '@rp/ledger';
+import { type CloseSigningContext, type SignedAhead, cappedInclusionFee, inclusionFeeOf, resourceFeeOf } from '@rp/ledger';
 
 /** A presigned close of one pool and what it was built against. */
 export interface PresignedClose {
@@ -27,6 +27,13 @@ export interface Freshness {
   readonly nowSeconds: number;
   /** Rebuild when fewer seconds than this remain before the time bound. */
   readonly marginSeconds: number;
+  /** The inclusion fee the network asks now and `MAX_CLOSE_FEE_STROOPS` (absent in mock mode: no fee check). */
+  readonly networkFee?: { readonly ask: bigint; readonly maxTotalFee: bigint };
+}
+
+/** Whether a presigned close bids less than a close with its resources would be offered at now (capped). */
+export function underpriced(envelope: string, fee: NonNullable<Freshness['networkFee']>): boolean {
+  return inclusionFeeOf(envelope) < cappedInclusionFee(fee.ask, resourceFeeOf(envelope), fee.maxTotalFee);
 }
 
 /** Why a presigned close must be built again, or undefined when it is still good. */
@@ -36,6 +43,7 @@ export function stalenessOf(entry: PresignedClose | undefined, now: Freshness): 
     return 'sequence';
   }
   if (entry.signed.validUntil - now.nowSeconds < now.marginSeconds) return 'time bounds';
+  if (now.networkFee && entry.builtBy !== 'mock' && underpriced(entry.signed.envelope, now.networkFee)) return 'fee';
   if (entry.pricesKey !== now.pricesKey) return 'prices';
   const before = entry.healthFactor;
   const after = now.healthFactor;

@@ -4,6 +4,7 @@ import {
   BLEND_POOL_CALL_ERRORS,
   type BlendPool,
   BlendPoolReader,
+  CloseFeeReader,
   LedgerRpc,
   type OraclePrices,
   type Positions,
@@ -49,6 +50,8 @@ const number = (value: bigint, decimals: number): number => Number(value) / 10 *
  */
 export class LedgerView {
   readonly rpc: LedgerRpc;
+  /** The inclusion fee the network asks of a close now (`getFeeStats`, read at most once a second). */
+  readonly fees: CloseFeeReader;
   private reader?: Promise<{ reader: BlendPoolReader; passphrase: string; network: LedgerNetwork }>;
   private readonly pools = new Map<string, Promise<PoolAtLedger>>();
 
@@ -58,6 +61,7 @@ export class LedgerView {
     private readonly receiver: string | undefined,
   ) {
     this.rpc = new LedgerRpc({ rpcUrl, timeoutMs: 5000, maxAttempts: 2 });
+    this.fees = new CloseFeeReader(this.rpc);
   }
 
   async passphrase(): Promise<string> {

@@ -192,6 +192,10 @@ export class Agent {
   /** Builds and signs the pool's close again when it is missing or stale. */
   private async refresh(position: SnapshotPosition, pricesKey: string, prices: Record<string, string>): Promise<void> {
     const pool = position.poolAddress;
+    // A close bidding less than the network now asks (getFeeStats) is signed again at the current fee.
+    const networkFee = this.mock
+      ? undefined
+      : { ask: await this.ledger.fees.ask(), maxTotalFee: BigInt(this.config.MAX_CLOSE_FEE_STROOPS) };
     if (this.refreshing.has(pool)) return;
     const entry = this.presigned.get(pool);
     const stale = stalenessOf(entry, {
@@ -200,6 +204,7 @@ export class Agent {
       pricesKey,
       nowSeconds: Date.now() / 1000,
       marginSeconds: Math.max(MIN_REFRESH_MARGIN_S, (3 * this.config.POLL_INTERVAL_MS) / 1000),
+      networkFee,
     });
     if (!stale) return;
     this.refreshing.add(pool);

@@ -137,6 +137,11 @@ export class LedgerRpc {
     return this.call('getEvents', (server) => server.getEvents(request));
   }
 
+  /** Inclusion fee percentiles of recent ledgers (`sorobanInclusionFee`, `inclusionFee`). */
+  getFeeStats(): Promise<rpc.Api.GetFeeStatsResponse> {
+    return this.call('getFeeStats', (server) => server.getFeeStats());
+  }
+
   /** Closed ledgers from `startLedger` on (or after a cursor), each with its close time. */
   getLedgers(request: rpc.Api.GetLedgersRequest): Promise<rpc.Api.GetLedgersResponse> {
     return this.call('getLedgers', (server) => server.getLedgers(request));

@@ -1,0 +1,146 @@
+import { LedgerWallet, MIN_INCLUSION_FEE, inclusionFeeOf, resourceFeeOf, signAhead } from '@rp/ledger';
+import { loadConfig } from '@rp/platform-core';
+import { DEMO_WALLETS, UNIT } from '@rp/sandbox';
+import pino from 'pino';
+import { type LedgerSandbox, startLedgerSandbox } from '../../test/service-processes.int-support';
+import { AgentConfig } from '../config/agent.config';
+import { LedgerView } from '../ledger/ledger-view';
+import { AgentMetrics } from '../metrics/agent-metrics';
+import { ServiceClient } from '../service/service-client';
+import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
+import type { BuiltClose } from './built-close';
+import { CloseBuilder } from './close-builder';
+import { SigningGuard } from './signing-guard';
+import { SigningRefusals } from './signing-refusals';
+
+/** The sandbox's per-ledger Soroban limit during the storm, and the storm: 3x the limit at 10x the minimum fee. */
+const LIMIT = 5;
+const STORM = { transactionsPerLedger: 15, inclusionFee: 1000, ledgers: 100_000 };
+
+/**
+ * Closes priced from getFeeStats on the sandbox ledger during a storm (issue 18 §2): the agent's own build of a real
+ * position, priced by CloseBuilder from the fees the storm drives up, passes the signing rule and is included within
+ * 2 ledgers of its send; the same close at the minimum fee (what the agent offered before) is still waiting after 2.
+ */
+describe('closes priced from getFeeStats under a storm', () => {
+  let ledger: LedgerSandbox;
+  let wallets = 0;
+
+  beforeAll(async () => {
+    ledger = await startLedgerSandbox();
+    await control('POST', '/control/ledger/limits', { maxSorobanTransactions: LIMIT });
+    await control('POST', '/control/congestion', STORM);
+    // Wait (on the ledger, not a clock) until the storm's charged fees are what getFeeStats reports as p95.
+    await until(async () => BigInt((await ledger.rpc.getFeeStats()).sorobanInclusionFee.p95) >= BigInt(STORM.inclusionFee));
+  }, 180_000);
+
+  afterAll(async () => {
+    if (!ledger) return;
+    await control('DELETE', '/control/congestion').catch(() => undefined);
+    await ledger.close();
+  });
+
+  async function control(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(`${ledger.sandbox.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  }
+
+  async function until(check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** A wallet with a real position, and the agent's ledger view of it. */
+  function walletWithPosition() {
+    wallets += 1;
+    const index = 5000 + wallets + Math.floor(Math.random() * 10_000);
+    const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index });
+    const { setup } = ledger.sandbox.control;
+    setup.fund(wallet.address, 100n * UNIT, `fee wallet ${wallets}`);
+    setup.openPosition(ledger.scenario.pool, {
+      user: wallet.address,
+      supplyCollateral: [{ asset: ledger.scenario.xlm, amount: 10_000n * UNIT }],
+      borrow: [{ asset: ledger.scenario.usdc, amount: 1_000n * UNIT }],
+    });
+    const view = new LedgerView(ledger.sandbox.rpcUrl, wallet.address, ledger.scenario.swapReceiver);
+    return { wallet, view };
+  }
+
+  /** The agent's close builder and signing guard for the wallet, with its settings. */
+  function agentFor(wallet: LedgerWallet, view: LedgerView, env: Record<string, string> = {}) {
+    const config = loadConfig(AgentConfig, {
+      LEDGER_MNEMONIC: DEMO_WALLETS.healthy.mnemonic,
+      CONTRACT_RPC_URL: ledger.sandbox.rpcUrl,
+      UNWIND_RECEIVER: ledger.scenario.swapReceiver,
+      WATCHED_POOLS: ledger.scenario.pool,
+      ...env,
+    });
+    // Built here from the ledger (`ledgerOnly`): neither the service nor the subscription is asked.
+    const subscription = undefined as unknown as SubscriptionKeeper;
+    const builder = new CloseBuilder(config, wallet.address, view, new ServiceClient('http://127.0.0.1:9'), subscription, undefined);
+    const refusals = new SigningRefusals(pino({ level: 'silent' }), new AgentMetrics());
+    return { builder, guard: new SigningGuard(config, wallet.address, view, refusals) };
+  }
+
+  /** Signs and sends the close; the ledger it was sent at. */
+  async function send(wallet: LedgerWallet, built: BuiltClose) {
+    const signed = signAhead(wallet, built.unsignedXdr, await ledger.rpc.networkPassphrase());
+    const sentAt = (await ledger.rpc.getLatestLedger()).sequence;
+    const answer = await ledger.rpc.sendEnvelope(signed.envelope);
+    expect(answer.status).toBe('PENDING');
+    return { hash: signed.hash, sentAt };
+  }
+
+  it('prices the close above the storm, within the cap, and it is included within 2 ledgers', async () => {
+    const { wallet, view } = walletWithPosition();
+    const { builder, guard } = agentFor(wallet, view);
+    const built = await builder.build(ledger.scenario.pool, undefined, true);
+    // p95 of the charged fees is the storm's bid (1000): the close bids 25% more.
+    expect(inclusionFeeOf(built.unsignedXdr)).toBe(1250n);
+    expect(await guard.check(ledger.scenario.pool, built)).toMatchObject({ ok: true });
+    const { hash, sentAt } = await send(wallet, built);
+    let included: number | undefined;
+    await until(async () => {
+      const answer = await ledger.rpc.getTransaction(hash);
+      if (answer.status !== 'NOT_FOUND') included = answer.ledger;
+      return included !== undefined || (await ledger.rpc.getLatestLedger()).sequence > sentAt + 3;
+    });
+    expect(included).toBeDefined();
+    expect(included).toBeLessThanOrEqual(sentAt + 2);
+  }, 120_000);
+
+  it('the same close at the minimum fee is not included within 2 ledgers (the storm outbids it)', async () => {
+    const { wallet, view } = walletWithPosition();
+    const { builder, guard } = agentFor(wallet, view);
+    const built = await view.buildClose(ledger.scenario.pool, 'unwind', 1.5, 50);
+    expect(inclusionFeeOf(built.unsignedXdr)).toBe(MIN_INCLUSION_FEE);
+    expect(await guard.check(ledger.scenario.pool, built)).toMatchObject({ ok: true });
+    // What the closer checks before sending a presigned close: at the minimum it is built again, priced it is not.
+    expect(builder.underpriced(built.unsignedXdr)).toBe(false); // nothing read yet: the minimum is all it knows
+    const priced = await builder.priced(built);
+    expect(builder.underpriced(built.unsignedXdr)).toBe(true);
+    expect(builder.underpriced(priced.unsignedXdr)).toBe(false);
+    const { hash, sentAt } = await send(wallet, built);
+    await until(async () => (await ledger.rpc.getLatestLedger()).sequence >= sentAt + 3);
+    expect((await ledger.rpc.getTransaction(hash)).status).toBe('NOT_FOUND');
+  }, 120_000);
+
+  it('keeps inclusion plus resources within MAX_CLOSE_FEE_STROOPS, which the signing rule accepts', async () => {
+    const { wallet, view } = walletWithPosition();
+    const unpriced = await view.buildClose(ledger.scenario.pool, 'unwind', 1.5, 50);
+    const cap = resourceFeeOf(unpriced.unsignedXdr) + 600n; // room for 600 stroops of inclusion fee
+    const { builder, guard } = agentFor(wallet, view, { MAX_CLOSE_FEE_STROOPS: String(cap) });
+    const built = await builder.priced(unpriced);
+    expect(inclusionFeeOf(built.unsignedXdr)).toBe(600n);
+    expect(inclusionFeeOf(built.unsignedXdr) + resourceFeeOf(built.unsignedXdr)).toBe(cap);
+    expect(await guard.check(ledger.scenario.pool, built)).toMatchObject({ ok: true });
+  }, 120_000);
+});
