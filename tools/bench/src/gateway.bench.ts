@@ -11,6 +11,7 @@ import { DEMO_WALLETS, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import { Pool } from 'undici';
 import { profileTable, summariseProfile } from './cpu-profile';
 import { type Timing, measure, table } from './stats';
+import { machineCaption, writeChart } from './svg-chart';
 
 const TOKEN = 'bench-internal-token-0123456789abcdef';
 const ADMIN = 'bench-admin-key-0123456789';
@@ -109,6 +110,12 @@ function roundReport(round: Round, index: number): string {
     `Round ${index + 1}`,
     '',
     table([latency.direct, latency.floor, latency.gateway]),
+    '',
+    '| latency percentiles, ms | p50 | p90 | p99 | p99.9 |',
+    '|---|---|---|---|---|',
+    ...(['direct', 'floor', 'gateway'] as const).map(
+      (t) => `| ${t} | ${latency[t].medianMs} | ${latency[t].p90Ms} | ${latency[t].p99Ms} | ${latency[t].p999Ms} |`,
+    ),
     '',
     '| measurement | value |',
     '|---|---|',
@@ -243,6 +250,20 @@ async function main(): Promise<void> {
         ].join('\n') + '\n',
       );
     process.stdout.write(`${JSON.stringify({ rounds, purchasesMs: purchases, served })}\n`);
+    // The chart: the last round's latency percentiles (every call of the run answered 200: any other aborts it).
+    const last = rounds[rounds.length - 1];
+    const chart = writeChart(WORKSPACE_ROOT, 'gateway', {
+      kind: 'bar',
+      title: `GET ${PATH} latency, ${RUNS} sequential calls; gateway / floor throughput ${((last.rps.gateway / last.rps.floor) * 100).toFixed(1)} %`,
+      caption: `${machineCaption()}, round ${rounds.length} of ${rounds.length}`,
+      yLabel: 'ms',
+      categories: ['p50', 'p90', 'p99', 'p99.9'],
+      series: (['direct', 'floor', 'gateway'] as const).map((t) => ({
+        name: names[t],
+        values: [last.latency[t].medianMs, last.latency[t].p90Ms, last.latency[t].p99Ms, last.latency[t].p999Ms],
+      })),
+    });
+    if (chart) process.stdout.write(`chart: ${chart}\n`);
     if (PROFILE_DIR) {
       await Promise.all([gateway.stop(), subscription.stop()]);
       for (const [app, requests] of [
