@@ -256,7 +256,7 @@ async function main(): Promise<void> {
     const last = rounds[rounds.length - 1];
     const chart = writeChart(WORKSPACE_ROOT, 'gateway', {
       kind: 'bar',
-      title: `GET ${PATH} latency, ${RUNS} sequential calls; gateway / floor throughput ${((last.rps.gateway / last.rps.floor) * 100).toFixed(1)} %`,
+      title: `GET ${PATH} latency (${RUNS} calls); gateway / floor throughput ${((last.rps.gateway / last.rps.floor) * 100).toFixed(1)} %`,
       caption: `${machineCaption()}, round ${rounds.length} of ${rounds.length}`,
       yLabel: 'ms',
       categories: ['p50', 'p90', 'p99', 'p99.9'],
