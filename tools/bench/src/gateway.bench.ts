@@ -11,6 +11,7 @@ import { DEMO_WALLETS, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import { Pool } from 'undici';
 import { profileTable, summariseProfile } from './cpu-profile';
 import { type Timing, measure, table } from './stats';
+import { machineCaption, writeChart } from './svg-chart';
 
 const TOKEN = 'bench-internal-token-0123456789abcdef';
 const ADMIN = 'bench-admin-key-0123456789';
@@ -23,6 +24,8 @@ const REPEATS = Number(process.env['BENCH_REPEATS'] ?? 2);
  * gateway's CPU per call falls by half over its first ~20,000), and a gateway runs warm.
  */
 const WARMUP_SECONDS = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 8);
+/** Keys bought at the end (verify + settle + key); 0 skips the purchases. */
+const PURCHASES = Number(process.env['BENCH_PURCHASES'] ?? 10);
 /** Write V8 CPU profiles of the gateway and the service here, and summarise where a request's time goes. */
 const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 const PATH = '/api/v1/keys/me';
@@ -110,6 +113,12 @@ function roundReport(round: Round, index: number): string {
     '',
     table([latency.direct, latency.floor, latency.gateway]),
     '',
+    '| latency percentiles, ms | p50 | p90 | p99 | p99.9 |',
+    '|---|---|---|---|---|',
+    ...(['direct', 'floor', 'gateway'] as const).map(
+      (t) => `| ${t} | ${latency[t].medianMs} | ${latency[t].p90Ms} | ${latency[t].p99Ms} | ${latency[t].p999Ms} |`,
+    ),
+    '',
     '| measurement | value |',
     '|---|---|',
     `| throughput direct / floor / gateway (${CONCURRENCY} concurrent, ${SECONDS} s each) | ${rps.direct.toFixed(0)} / ${rps.floor.toFixed(0)} / ${rps.gateway.toFixed(0)} req/s |`,
@@ -121,7 +130,7 @@ function roundReport(round: Round, index: number): string {
   ].join('\n');
 }
 
-/** Buys 10 keys through the gateway, each from a fresh funded wallet; milliseconds of each paid POST, sorted. */
+/** Buys `PURCHASES` keys through the gateway, each from a fresh funded wallet; ms of each paid POST, sorted. */
 async function timePurchases(sandbox: RunningSandbox, gatewayUrl: string): Promise<number[]> {
   const scenario = sandbox.scenario;
   if (!scenario) throw new Error('demo scenario missing');
@@ -135,7 +144,7 @@ async function timePurchases(sandbox: RunningSandbox, gatewayUrl: string): Promi
     Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString(),
   ) as PaymentRequired;
   const purchases: number[] = [];
-  for (let i = 0; i < 10; i += 1) {
+  for (let i = 0; i < PURCHASES; i += 1) {
     const payer = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 200 + i });
     sandbox.control.setup.fund(payer.address, 100_000_000n);
     sandbox.control.setup.mint(scenario.usdc, payer.address, 2_026_000n);
@@ -229,7 +238,7 @@ async function main(): Promise<void> {
     const served = { gateway: await requestsServed(gateway.url), subscription: await requestsServed(subscription.url) };
 
     // A profile covers the calls above only; purchases would add the facilitator's work to it.
-    const purchases = PROFILE_DIR ? [] : await timePurchases(sandbox, gateway.url);
+    const purchases = PROFILE_DIR || PURCHASES <= 0 ? [] : await timePurchases(sandbox, gateway.url);
 
     process.stdout.write(`\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n\n`);
     rounds.forEach((round, i) => process.stdout.write(`${roundReport(round, i)}\n\n`));
@@ -238,11 +247,25 @@ async function main(): Promise<void> {
         [
           '| purchase (verify + settle + key), ledger closes every 1 s | value |',
           '|---|---|',
-          `| median of 10 | ${purchases[4].toFixed(0)} ms |`,
-          `| slowest of 10 | ${purchases[9].toFixed(0)} ms |`,
+          `| median of ${purchases.length} | ${purchases[Math.floor((purchases.length - 1) / 2)].toFixed(0)} ms |`,
+          `| slowest of ${purchases.length} | ${purchases[purchases.length - 1].toFixed(0)} ms |`,
         ].join('\n') + '\n',
       );
     process.stdout.write(`${JSON.stringify({ rounds, purchasesMs: purchases, served })}\n`);
+    // The chart: the last round's latency percentiles (every call of the run answered 200: any other aborts it).
+    const last = rounds[rounds.length - 1];
+    const chart = writeChart(WORKSPACE_ROOT, 'gateway', {
+      kind: 'bar',
+      title: `GET ${PATH} latency (${RUNS} calls); gateway / floor throughput ${((last.rps.gateway / last.rps.floor) * 100).toFixed(1)} %`,
+      caption: `${machineCaption()}, round ${rounds.length} of ${rounds.length}`,
+      yLabel: 'ms',
+      categories: ['p50', 'p90', 'p99', 'p99.9'],
+      series: (['direct', 'floor', 'gateway'] as const).map((t) => ({
+        name: names[t],
+        values: [last.latency[t].medianMs, last.latency[t].p90Ms, last.latency[t].p99Ms, last.latency[t].p999Ms],
+      })),
+    });
+    if (chart) process.stdout.write(`chart: ${chart}\n`);
     if (PROFILE_DIR) {
       await Promise.all([gateway.stop(), subscription.stop()]);
       for (const [app, requests] of [

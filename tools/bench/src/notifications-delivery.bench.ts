@@ -1,18 +1,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { AppProcess, freePort } from '@rp/dev';
+import { AppProcess, WORKSPACE_ROOT, freePort } from '@rp/dev';
 import { signInternalRequest } from '@rp/platform';
 import { startSandbox } from '@rp/sandbox';
 import { Keypair } from '@stellar/stellar-sdk';
 import { Pool } from 'undici';
+import { machineCaption, writeChart } from './svg-chart';
 
 const TOKEN = 'bench-internal-token-0123456789abcdef';
 const SECRET = 'bench-webhook-secret-0123456789';
 const WALLETS = Number(process.env['BENCH_WALLETS'] ?? 2000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 2);
-const CONCURRENCY = process.env['BENCH_WORKER_CONCURRENCY'] ?? '200';
+/** Each worker's concurrency; a list measures part 1 at each (the curve), part 2 at the last. */
+const CONCURRENCIES = (process.env['BENCH_WORKER_CONCURRENCY'] ?? '50,100,200').split(',').map(Number);
 const RATE = Number(process.env['BENCH_RATE'] ?? 100);
 const RATE_SECONDS = Number(process.env['BENCH_RATE_SECONDS'] ?? 20);
 const BASE = '/api/v1/rms/notifications';
@@ -33,7 +35,8 @@ interface Destination {
  * Redis, `WALLETS` wallets with the three channels each (own chat, own bot, own hook, own address: many
  * destinations). Alerts go in through the webhook route, signed as the gateway would.
  * 1. sustained deliveries/s: `ROUNDS` alerts per wallet as fast as the API takes them (each destination paced by
- *    its lane, about 1/s), from the first submission to the last message received;
+ *    its lane, about 1/s), from the first submission to the last message received; once per worker concurrency in
+ *    `CONCURRENCIES` (the workers restarted with it), drawn as a curve;
  * 2. latency at `RATE` alerts/s for `RATE_SECONDS`: intake (webhook answered) to the stand-in receiving it.
  * Every alert must reach each of its three destinations (zero lost).
  */
@@ -49,7 +52,6 @@ async function main(): Promise<void> {
     DATABASE_URL: `sqlite://${database}`,
     NOTIFICATIONS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     NOTIFICATIONS_KEY_PREFIX: `bench${randomBytes(3).toString('hex')}`,
-    NOTIFICATIONS_WORKER_CONCURRENCY: CONCURRENCY,
     NOTIFICATIONS_WEBHOOK_HOSTS: new URL(sandbox.url).host,
     MESSENGER_API_URL: `${sandbox.url}/telegram`,
     SMTP_HOST: '127.0.0.1',
@@ -58,21 +60,20 @@ async function main(): Promise<void> {
     RMS_WEBHOOK_SECRET: SECRET,
     CONTRACT_RPC_URL: sandbox.rpcUrl,
   };
-  const start = async (role: string) => {
+  const start = async (role: string, concurrency = CONCURRENCIES[0]) => {
     const profiled = PROFILE_DIR && (role === 'api' || starts === 1);
     starts += 1;
     const app = new AppProcess({
       app: 'notifications',
       port: await freePort(),
       nodeArgs: profiled ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${role}.cpuprofile`] : [],
-      env: { ...env, NOTIFICATIONS_ROLE: role },
+      env: { ...env, NOTIFICATIONS_ROLE: role, NOTIFICATIONS_WORKER_CONCURRENCY: String(concurrency) },
     });
     await app.waitReady(60_000);
     return app;
   };
   const api = await start('api');
-  const workers: AppProcess[] = [];
-  for (let i = 0; i < WORKERS; i += 1) workers.push(await start('worker'));
+  let workers: AppProcess[] = [];
   const pool = new Pool(api.url, { connections: 64, keepAliveTimeout: 30_000 });
   const identity = {
     keyId: 'bench',
@@ -166,27 +167,41 @@ async function main(): Promise<void> {
     };
     const keysOf = (ids: string[]) => ids.flatMap((id) => ['telegram', 'webhook', 'email'].map((c) => `${id}|${c}`));
 
-    // 1. Sustained throughput.
-    const ids: string[] = [];
-    const began = performance.now();
-    const jobs: Promise<unknown>[] = [];
-    let inFlight = 0;
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const d of destinations) {
-        const id = `bench-${randomUUID()}`;
-        ids.push(id);
-        while (inFlight >= 64) await new Promise((r) => setImmediate(r));
-        inFlight += 1;
-        jobs.push(call(`${BASE}/webhook`, alert(d, id), false).finally(() => (inFlight -= 1)));
+    // 1. Sustained throughput, once per worker concurrency (workers restarted with it).
+    const sustained = async () => {
+      const ids: string[] = [];
+      const began = performance.now();
+      const jobs: Promise<unknown>[] = [];
+      let inFlight = 0;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const d of destinations) {
+          const id = `bench-${randomUUID()}`;
+          ids.push(id);
+          while (inFlight >= 64) await new Promise((r) => setImmediate(r));
+          inFlight += 1;
+          jobs.push(call(`${BASE}/webhook`, alert(d, id), false).finally(() => (inFlight -= 1)));
+        }
       }
+      await Promise.all(jobs);
+      const accepted = performance.now();
+      const keys = keysOf(ids);
+      const lost = await waitFor(keys, 300_000);
+      const last = Math.max(...keys.map((k) => received.get(k) ?? 0));
+      const seconds = (last - began) / 1000;
+      return { seconds, lost, deliveries: keys.length - lost, intakeSeconds: (accepted - began) / 1000 };
+    };
+    const curve: { concurrency: number; perSecond: number; lost: number; note: string }[] = [];
+    for (const concurrency of CONCURRENCIES) {
+      for (const worker of workers) await worker.stop();
+      workers = [];
+      for (let i = 0; i < WORKERS; i += 1) workers.push(await start('worker', concurrency));
+      const run = await sustained();
+      const perSecond = run.deliveries / run.seconds;
+      const note = `${run.deliveries} delivered in ${run.seconds.toFixed(1)} s (intake took ${run.intakeSeconds.toFixed(1)} s); lost ${run.lost}`;
+      curve.push({ concurrency, perSecond, lost: run.lost, note });
+      process.stdout.write(`concurrency ${concurrency}: ${perSecond.toFixed(0)} deliveries/s, ${note}\n`);
     }
-    await Promise.all(jobs);
-    const accepted = performance.now();
-    const throughputKeys = keysOf(ids);
-    const lostThroughput = await waitFor(throughputKeys, 300_000);
-    const last = Math.max(...throughputKeys.map((k) => received.get(k) ?? 0));
-    const seconds = (last - began) / 1000;
-    const deliveries = throughputKeys.length - lostThroughput;
+    const lostThroughput = curve.reduce((sum, c) => sum + c.lost, 0);
 
     // 2. Latency at a steady rate (wallets in turn: no destination sees two alerts within a few seconds).
     const submittedAt = new Map<string, number>();
@@ -217,7 +232,10 @@ async function main(): Promise<void> {
 
     const rows = [
       `| registrations (3 channels × ${WALLETS} wallets, one after another) | ${((WALLETS * 3) / registrationSeconds).toFixed(0)} /s | |`,
-      `| sustained deliveries, ${ROUNDS} alerts × ${WALLETS} wallets × 3 channels, ${WORKERS} worker processes × ${CONCURRENCY} | ${(deliveries / seconds).toFixed(0)} /s | ${deliveries} delivered in ${seconds.toFixed(1)} s (intake took ${((accepted - began) / 1000).toFixed(1)} s); lost ${lostThroughput} |`,
+      ...curve.map(
+        (c) =>
+          `| sustained deliveries, ${ROUNDS} alerts × ${WALLETS} wallets × 3 channels, ${WORKERS} worker processes × ${c.concurrency} | ${c.perSecond.toFixed(0)} /s | ${c.note} |`,
+      ),
       ...(['telegram', 'webhook', 'email', undefined] as const).map((channel) => {
         const values = latencies(channel);
         return `| intake → delivered at ${RATE} alerts/s, ${channel ?? 'all channels'} | p50 ${pct(values, 0.5)} ms, p99 ${pct(values, 0.99)} ms | ${values.length} deliveries |`;
@@ -227,8 +245,22 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}\n\n`);
     process.stdout.write(['| measurement | result | notes |', '|---|---|---|', ...rows].join('\n') + '\n');
     process.stdout.write(
-      `\n${JSON.stringify({ deliveriesPerSecond: deliveries / seconds, lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99) })}\n`,
+      `\n${JSON.stringify({ deliveriesPerSecond: curve.map((c) => ({ concurrency: c.concurrency, perSecond: c.perSecond })), lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99) })}\n`,
     );
+    const chart = writeChart(WORKSPACE_ROOT, 'notifications-delivery', {
+      kind: 'line',
+      title: `Deliveries/s against worker concurrency (${WORKERS} workers, ${WALLETS * 3} destinations)`,
+      caption: machineCaption(),
+      xLabel: 'concurrency of each worker process (NOTIFICATIONS_WORKER_CONCURRENCY)',
+      yLabel: 'deliveries/s',
+      series: [
+        {
+          name: `${ROUNDS} alerts × ${WALLETS} wallets × 3 channels`,
+          points: curve.map((c) => [c.concurrency, c.perSecond]),
+        },
+      ],
+    });
+    if (chart) process.stdout.write(`chart: ${chart}\n`);
   } finally {
     await pool.close();
     for (const app of [...workers, api]) await app.stop();

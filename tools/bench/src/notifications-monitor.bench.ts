@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { AppProcess, freePort } from '@rp/dev';
+import { AppProcess, WORKSPACE_ROOT, freePort } from '@rp/dev';
 import { signInternalRequest } from '@rp/platform';
 import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
 import Redis from 'ioredis';
 import { Pool } from 'undici';
+import { machineCaption, writeChart } from './svg-chart';
 
 const TOKEN = 'bench-internal-token-0123456789abcdef';
 /** Watched wallets at each point of the curve (cumulative). */
@@ -231,6 +232,20 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
+    const chart = writeChart(WORKSPACE_ROOT, 'notifications-monitor', {
+      kind: 'line',
+      title: 'Monitor round time against watched wallets (one worker process)',
+      caption: machineCaption(),
+      xLabel: 'watched wallets',
+      yLabel: 'round duration, ms',
+      xScale: 'log',
+      series: [
+        { name: 'cold (positions read from the ledger)', points: curve.map((c) => [c.wallets, c.coldMs]) },
+        { name: `warm, median of ${ROUNDS}`, points: curve.map((c) => [c.wallets, c.warmMedianMs]) },
+        { name: `warm, slowest of ${ROUNDS}`, points: curve.map((c) => [c.wallets, c.warmMaxMs]) },
+      ],
+    });
+    if (chart) process.stdout.write(`chart: ${chart}\n`);
   } finally {
     await api.close();
     for (const app of [...workers, monitor, apiProcess]) await app.stop();

@@ -4,7 +4,9 @@ export interface Timing {
   readonly name: string;
   readonly runs: number;
   readonly medianMs: number;
+  readonly p90Ms: number;
   readonly p99Ms: number;
+  readonly p999Ms: number;
   readonly meanMs: number;
 }
 
@@ -24,7 +26,9 @@ export async function measure(name: string, runs: number, task: () => Promise<un
     name,
     runs,
     medianMs: round(at(0.5)),
+    p90Ms: round(at(0.9)),
     p99Ms: round(at(0.99)),
+    p999Ms: round(at(0.999)),
     meanMs: round(samples.reduce((sum, value) => sum + value, 0) / samples.length),
   };
 }
