@@ -303,7 +303,13 @@ describe('the compose file', () => {
   const compose = parse(readFileSync(resolve(root, 'docker/compose.yaml'), 'utf8'), { merge: true }) as {
     services: Record<
       string,
-      { build?: { args?: { APP?: string } }; environment?: Record<string, string>; network_mode?: string; ports?: string[] }
+      {
+        build?: { args?: { APP?: string } };
+        command?: string[];
+        environment?: Record<string, string>;
+        network_mode?: string;
+        ports?: string[];
+      }
     >;
   };
 
