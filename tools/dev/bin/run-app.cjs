@@ -31,6 +31,6 @@ if (!apps.includes(app) || extra.length > 0) {
 
 const { compiledPath, ensureCompiled } = require('../../compile/compile.cjs');
 ensureCompiled();
-// Stack traces name the TypeScript file and line.
-process.setSourceMapsEnabled(true);
+// Stack traces name the TypeScript file and line (of our code; node_modules keep their JavaScript lines).
+require('../../compile/source-maps.cjs').enableOwnSourceMaps();
 require(compiledPath(`apps/${app}/src/main.ts`));
