@@ -257,7 +257,6 @@ export class Closer {
       wallet: this.wallet.address,
       poolAddress: decision.poolAddress,
       riskSnapshot: decision.snapshot,
-      decidedAt: new Date(decidedAtMs).toISOString(),
       decidedAtMs,
       recordedAtMs: Date.now(),
       ...fields,

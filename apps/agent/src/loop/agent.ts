@@ -182,7 +182,7 @@ export class Agent {
           };
           await this.closer.act({ poolAddress: pool, snapshot, accountSequence: this.state.account?.sequence });
         } else {
-          await this.refresh(position, prices.key, prices.prices);
+          await this.refresh(position, prices.prices);
         }
       }),
     );
@@ -190,7 +190,7 @@ export class Agent {
   }
 
   /** Builds and signs the pool's close again when it is missing or stale. */
-  private async refresh(position: SnapshotPosition, pricesKey: string, prices: Record<string, string>): Promise<void> {
+  private async refresh(position: SnapshotPosition, prices: Record<string, string>): Promise<void> {
     const pool = position.poolAddress;
     // A close bidding less than the network now asks (getFeeStats) is signed again at the current fee.
     const networkFee = this.mock
@@ -201,7 +201,7 @@ export class Agent {
     const stale = stalenessOf(entry, {
       accountSequence: this.mock ? undefined : this.state.account?.sequence,
       healthFactor: position.healthFactor,
-      pricesKey,
+      prices,
       nowSeconds: Date.now() / 1000,
       marginSeconds: Math.max(MIN_REFRESH_MARGIN_S, (3 * this.config.POLL_INTERVAL_MS) / 1000),
       networkFee,
@@ -217,7 +217,6 @@ export class Agent {
         rule,
         builtAt: Date.now(),
         healthFactor: position.healthFactor,
-        pricesKey,
         prices,
       });
       this.logger.info({ pool, reason: stale, builtBy, txHash: signed.hash, validUntil: signed.validUntil }, 'presigned close ready');
@@ -232,15 +231,15 @@ export class Agent {
     pool: string,
     read: PoolAtLedger | undefined,
     mockPrices: Record<string, string> | undefined,
-  ): Promise<{ prices: Record<string, string>; ledger: number | null; key: string }> {
-    if (mockPrices) return { prices: mockPrices, ledger: null, key: JSON.stringify(mockPrices) };
+  ): Promise<{ prices: Record<string, string>; ledger: number | null }> {
+    if (mockPrices) return { prices: mockPrices, ledger: null };
     try {
       const at = read ?? (await this.ledger.poolAt(pool));
       const prices = LedgerView.pricesOf(at);
-      return { prices, ledger: at.ledger, key: JSON.stringify(prices) };
+      return { prices, ledger: at.ledger };
     } catch (error) {
       this.logger.warn({ pool, err: (error as Error).message }, 'could not read the pool prices');
-      return { prices: {}, ledger: null, key: '' };
+      return { prices: {}, ledger: null };
     }
   }
 

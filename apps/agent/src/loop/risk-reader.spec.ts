@@ -1,6 +1,7 @@
+import type { RiskResponse } from '@rp/contracts';
 import pino from 'pino';
 import type { LedgerView } from '../ledger/ledger-view';
-import { type RiskAnswer, type ServiceClient, ServiceUnavailableError } from '../service/service-client';
+import { type ServiceClient, ServiceUnavailableError } from '../service/service-client';
 import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
 import { RiskReader } from './risk-reader';
 
@@ -8,7 +9,7 @@ const WALLET = 'GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6';
 const POOL = 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA';
 
 /** The risk route's answer as notifications gives it (docs: the agent codes against this shape). */
-const ANSWER: RiskAnswer = {
+const ANSWER: RiskResponse = {
   success: true,
   walletAddress: WALLET,
   positions: [

@@ -2,7 +2,7 @@ import type { PresignedCache } from '../close/presigned-cache';
 import type { SigningRefusals } from '../close/signing-refusals';
 import type { Agent } from '../loop/agent';
 import { xlm } from '../loop/agent';
-import type { AgentStore, AuditRecord } from '../store/agent-store';
+import { type AgentStore, type AuditRecord, decidedAtOf } from '../store/agent-store';
 import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
 
 const RECENT_CLOSES = 20;
@@ -18,7 +18,7 @@ export function publicAudit(record: AuditRecord) {
     txHash: record.txHash,
     outcome: record.outcome,
     ...(record.error !== undefined && { error: record.error }),
-    decidedAt: record.decidedAt,
+    decidedAt: decidedAtOf(record),
     settledAt: record.settledAt,
   };
 }
