@@ -28,12 +28,18 @@ export interface Freshness {
   readonly nowSeconds: number;
   /** Rebuild when fewer seconds than this remain before the time bound. */
   readonly marginSeconds: number;
-  /** The inclusion fee the network asks now and `MAX_CLOSE_FEE_STROOPS` (absent in mock mode: no fee check). */
-  readonly networkFee?: { readonly ask: bigint; readonly maxTotalFee: bigint };
+  /** What the network asks now (absent in mock mode: no fee check). */
+  readonly networkFee?: NetworkFee;
+}
+
+/** The inclusion fee the network asks now and `MAX_CLOSE_FEE_STROOPS`. */
+export interface NetworkFee {
+  readonly ask: bigint;
+  readonly maxTotalFee: bigint;
 }
 
 /** Whether a presigned close bids less than a close with its resources would be offered at now (capped). */
-export function underpriced(envelope: string, fee: NonNullable<Freshness['networkFee']>): boolean {
+export function underpriced(envelope: string, fee: NetworkFee): boolean {
   return inclusionFeeOf(envelope) < cappedInclusionFee(fee.ask, resourceFeeOf(envelope), fee.maxTotalFee);
 }
 

@@ -3,7 +3,7 @@ import type { SigningRefusals } from '../close/signing-refusals';
 import type { Agent } from '../loop/agent';
 import { xlm } from '../loop/agent';
 import { type AgentStore, type AuditRecord, decidedAtOf } from '../store/agent-store';
-import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
+import type { Subscription } from '../subscription/subscription';
 
 const RECENT_CLOSES = 20;
 /** Nominal ledger close time, to tell how many ledgers a presigned close's time bounds still cover. */
@@ -32,7 +32,7 @@ export function publicAudit(record: AuditRecord) {
  */
 export async function statusOf(
   agent: Agent,
-  subscription: SubscriptionKeeper,
+  subscription: Subscription,
   presigned: PresignedCache,
   store: AgentStore,
   wallet: string,
