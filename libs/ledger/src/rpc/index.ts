@@ -3,4 +3,4 @@ export { LedgerRpcError, type LedgerRpcErrorKind, NetworkMismatchError } from '.
 export { RPC_DURATION_METRIC, type RpcOutcome } from './rpc-metrics';
 export { type EndpointView, MAX_REST_MS, type RestReason } from './endpoint-pool';
 export { RPC_ENDPOINT_METRIC, endpointGaugeText } from './rpc-metrics';
-export { RpcUrlListError, isRpcUrlList, parseRpcUrlList, rpcUrlListProblem, rpcUrlProblem } from './rpc-url-list';
+export { RpcUrlListError, isRpcUrlList, parseRpcUrlList } from './rpc-url-list';

@@ -205,17 +205,18 @@ export class LedgerRpc {
           this.timeoutMs,
         );
         failure = policy.retryAnswer?.(answer);
-        this.observe(method, endpoint, failure?.kind ?? 'success', started);
         if (!failure) {
           this.pool.recovered(endpoint);
           const seen = latestLedgerOf(answer);
           if (seen !== undefined) this.pool.observeLedger(endpoint, seen);
           // An answer from an endpoint behind the network is used only when no attempt is left to ask another.
-          if (attempt >= this.maxAttempts || !(await this.isBehind(endpoint))) return answer;
+          const behind = attempt < this.maxAttempts && (await this.isBehind(endpoint));
+          this.observe(method, endpoint, behind ? 'stale' : 'success', started);
+          if (!behind) return answer;
           this.pool.rest(endpoint, undefined, 'stale');
-          this.observe(method, endpoint, 'stale', started);
           continue;
         }
+        this.observe(method, endpoint, failure.kind, started);
       } catch (error) {
         failure = classifyFailure(error);
         this.observe(method, endpoint, failure?.kind ?? 'error', started);

@@ -21,8 +21,8 @@ export function parseRpcUrlList(setting: string | readonly string[]): string[] {
     const problem = rpcUrlProblem(entry);
     if (problem) throw new RpcUrlListError(`entry ${index + 1} of ${entries.length} ${problem}`);
   });
-  const origins = entries.map((entry) => new URL(entry).href);
-  const repeated = origins.findIndex((href, index) => origins.indexOf(href) !== index);
+  const hrefs = entries.map((entry) => new URL(entry).href);
+  const repeated = hrefs.findIndex((href, index) => hrefs.indexOf(href) !== index);
   if (repeated >= 0) throw new RpcUrlListError(`entry ${repeated + 1} of ${entries.length} repeats an earlier one`);
   return entries;
 }
@@ -48,16 +48,5 @@ export function isRpcUrlList(setting: unknown): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** The reason `setting` is not a valid RPC URL list, with no part of its text in it. */
-export function rpcUrlListProblem(setting: unknown): string | undefined {
-  if (typeof setting !== 'string') return 'not a string';
-  try {
-    parseRpcUrlList(setting);
-    return undefined;
-  } catch (error) {
-    return error instanceof RpcUrlListError ? error.message : 'invalid';
   }
 }
