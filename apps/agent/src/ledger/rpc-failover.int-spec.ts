@@ -75,6 +75,24 @@ describe('RPC failover on the sandbox', () => {
     }
   }, 60_000);
 
+  it('on a 429 with Retry-After, rests that endpoint for as long as it asked, not the 30 s cooldown', async () => {
+    const limited = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
+    try {
+      limited.faults.add({ kind: 'http-error', status: 429, retryAfter: 3600, count: Infinity });
+      const rpc = new LedgerRpc({ rpcUrl: `${limited.rpcUrl},${sandboxRpc()}`, cooldownMs: 1, backoffMs: 10 });
+      await rpc.getLatestLedger();
+      // A 1 ms cooldown would let the first endpoint be tried again by now; its Retry-After keeps it out.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await rpc.getLatestLedger();
+      await rpc.getLatestLedger();
+      expect(limited.control.dump().rpcCalls['getLatestLedger']).toBe(1);
+      expect(rpc.endpoints()[0]).toMatchObject({ origin: new URL(limited.rpcUrl).origin, resting: 'failure' });
+      expect(rpc.originInUse()).toBe(new URL(sandboxRpc()).origin);
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
+
   it('after the endpoint in use goes away, reads the missed ledgers` pool events naming the wallet', async () => {
     const first = await forwarder(Number(new URL(sandboxRpc()).port));
     const wallet = ledger.sandbox.control.setup.newAddresses(1)[0];
