@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { LedgerWallet } from '@rp/ledger';
+import { LedgerWallet, endpointGaugeText } from '@rp/ledger';
 import type { RedisClient } from '@rp/platform-core';
 import type { Logger } from 'pino';
 import { CloseAudit } from './close/close-audit';
@@ -87,8 +87,8 @@ export async function startAgent(config: AgentConfig, logger: Logger, redis: Red
           return { ok: false, body: { status: 'error', error: (error as Error).message } };
         }
       },
-      status: () => statusOf(agent, subscription, presigned, store, wallet.address, refusals),
-      metrics: () => metrics.render(),
+      status: () => statusOf(agent, subscription, presigned, store, wallet.address, refusals, ledger),
+      metrics: () => metrics.render() + endpointGaugeText(ledger.rpc.endpoints()),
       observe: (method, route, status, seconds) => metrics.request(method, route, status, seconds),
     },
     config.STATUS_TOKEN,

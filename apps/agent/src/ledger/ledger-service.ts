@@ -57,7 +57,15 @@ export class LedgerService implements AgentService {
     }
   }
 
-  account(): Promise<AccountBalance | undefined> {
+  /**
+   * The account, read first at every poll (in service mode too), so the ledgers missed since the last poll (an RPC
+   * outage, a move to another endpoint) are caught up with here, before the agent reads the positions and decides.
+   */
+  async account(): Promise<AccountBalance | undefined> {
+    const missed = await this.ledger.catchUp.beforeDecision([...this.knownPools]);
+    if (missed) {
+      this.logger.info({ ...missed, endpoint: this.ledger.rpc.originInUse() }, 'read the ledgers missed during the RPC outage');
+    }
     return this.ledger.account();
   }
 

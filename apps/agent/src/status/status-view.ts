@@ -1,5 +1,6 @@
 import type { PresignedCache } from '../close/presigned-cache';
 import type { SigningRefusals } from '../close/signing-refusals';
+import type { LedgerView } from '../ledger/ledger-view';
 import type { Agent } from '../loop/agent';
 import { xlm } from '../loop/agent';
 import { type AgentStore, type AuditRecord, decidedAtOf } from '../store/agent-store';
@@ -28,7 +29,8 @@ export function publicAudit(record: AuditRecord) {
  * tier, expiresAt}, positions[], recentCloses[], presigned:{entries, oldestAgeMs, validUntilLedger}, lastPollAt,
  * mode}`, plus `role` (`active`, or `standby` while another instance holds the wallet lock) and
  * `subscription.error` when the key could not be bought, and `refusals` (the latest ten transactions the signing rule
- * refused: `at`, `source` service|ledger, `reason`).
+ * refused: `at`, `source` service|ledger, `reason`), and `rpc`: the endpoint in use and every endpoint by origin only
+ * (resting and why, latest ledger seen), with what was read of the ledgers missed after the last outage.
  */
 export async function statusOf(
   agent: Agent,
@@ -37,6 +39,7 @@ export async function statusOf(
   store: AgentStore,
   wallet: string,
   refusals: SigningRefusals,
+  ledger: LedgerView,
 ) {
   const { state } = agent;
   const recent = await store.audit.find({ wallet }, { sort: { field: 'recordedAtMs', direction: 'desc' }, limit: RECENT_CLOSES });
@@ -62,6 +65,11 @@ export async function statusOf(
           : null,
     },
     refusals: refusals.view(),
+    rpc: {
+      endpoint: ledger.rpc.originInUse(),
+      endpoints: ledger.rpc.endpoints(),
+      lastCatchUp: ledger.catchUp.last ?? null,
+    },
     lastPollAt: state.lastPollAt,
     mode: state.mode,
     role: state.role,

@@ -1,5 +1,5 @@
 import { IsContractAddress } from '@rp/contracts';
-import { IsHttpUrl, IsPortNumber, RequiredInProduction, Secret, StatefulServiceConfig } from '@rp/platform';
+import { IsHttpUrl, IsHttpUrlList, IsPortNumber, RequiredInProduction, Secret, StatefulServiceConfig } from '@rp/platform';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 
 const ENCRYPTION_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/;
@@ -13,8 +13,9 @@ const keyMessage = '$property must be at least 16 characters';
 export class NotificationsConfig extends StatefulServiceConfig {
   override PORT = 3003;
 
+  /** The Soroban RPC, or a comma-separated list tried in order (failover); shown as origins only. */
   @IsOptional()
-  @IsHttpUrl()
+  @IsHttpUrlList()
   CONTRACT_RPC_URL?: string;
 
   /** Lending pools the monitoring loop watches. */

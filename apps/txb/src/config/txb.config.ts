@@ -1,13 +1,14 @@
 import { IsContractAddress } from '@rp/contracts';
-import { IsDuration, IsHttpUrl, ServiceConfig } from '@rp/platform';
+import { IsDuration, IsHttpUrl, IsHttpUrlList, ServiceConfig } from '@rp/platform';
 import { IsOptional, IsUrl } from 'class-validator';
 
 /** Builds REPAY / LIQUIDATE / UNWIND transactions, keeps proposals in Redis, submits and tracks them. */
 export class TxbConfig extends ServiceConfig {
   override PORT = 3002;
 
+  /** The Soroban RPC, or a comma-separated list tried in order (failover); shown as origins only. */
   @IsOptional()
-  @IsHttpUrl()
+  @IsHttpUrlList()
   CONTRACT_RPC_URL?: string;
 
   /** Lifetime of a proposal; its transaction's time bounds end with it. */
