@@ -1,15 +1,15 @@
 import { DatabaseReadiness, PersistenceModule } from '@rp/persistence';
 import { AppDefinition, RedisModule, RedisReadiness } from '@rp/platform';
-import { NotificationsConfig } from './config/notifications.config';
+import { NotificationsSettings } from './settings/notifications-settings';
 import { deliveryModules } from './notifications.module';
 import { monitorModules } from './monitor/monitor.module';
 import { RiskRoutesModule } from './risk/risk.module';
 import { TriggerModule } from './risk/trigger/trigger.module';
 import { registerQueueBoard } from './queues/queue-board';
 
-export const notificationsApp: AppDefinition<NotificationsConfig> = {
+export const notificationsApp: AppDefinition<NotificationsSettings> = {
   name: 'notifications',
-  config: NotificationsConfig,
+  config: NotificationsSettings,
   modules: (config) => [
     RedisModule.forRoot(config.redis(), 'notifications'),
     PersistenceModule.forRoot({ appName: 'notifications', url: config.databaseUrl() }),

@@ -6,12 +6,12 @@ import { TestMessageController } from './alerts/test-message.controller';
 import { AdminKeyGuard, WebhookSecretGuard } from './admin/secret-guards';
 import { ChannelProviders } from './channels/channel-providers';
 import { WebhookUrlPolicy } from './channels/webhook-url';
-import { NotificationsConfig } from './config/notifications.config';
-import { ConfigAccountMigration } from './configs/config-account-migration';
-import { ConfigsController } from './configs/configs.controller';
-import { ConfigsService } from './configs/configs.service';
-import { NotificationConfigRepository } from './configs/notification-config.repository';
-import { SecretBox } from './configs/secret-box';
+import { NotificationsSettings } from './settings/notifications-settings';
+import { ConfigAccountMigration } from './channel-configs/config-account-migration';
+import { ConfigsController } from './channel-configs/configs.controller';
+import { ConfigsService } from './channel-configs/configs.service';
+import { NotificationConfigRepository } from './channel-configs/notification-config.repository';
+import { SecretBox } from './channel-configs/secret-box';
 import { DeliveryMetrics } from './delivery/delivery-metrics';
 import { DeliveryQueue } from './delivery/delivery-queue';
 import { DeliveryProcessor } from './delivery/delivery.processor';
@@ -27,13 +27,13 @@ import { WebhookController } from './webhook/webhook.controller';
     NotificationConfigRepository,
     {
       provide: SecretBox,
-      useFactory: (c: NotificationsConfig) => new SecretBox(c.NOTIFICATIONS_ENCRYPTION_KEY),
-      inject: [NotificationsConfig],
+      useFactory: (c: NotificationsSettings) => new SecretBox(c.NOTIFICATIONS_ENCRYPTION_KEY),
+      inject: [NotificationsSettings],
     },
     {
       provide: WebhookUrlPolicy,
-      useFactory: (c: NotificationsConfig) => new WebhookUrlPolicy(c.NOTIFICATIONS_WEBHOOK_HOSTS),
-      inject: [NotificationsConfig],
+      useFactory: (c: NotificationsSettings) => new WebhookUrlPolicy(c.NOTIFICATIONS_WEBHOOK_HOSTS),
+      inject: [NotificationsSettings],
     },
     ConfigsService,
     ConfigAccountMigration,
@@ -86,7 +86,7 @@ export class NotificationRoutesModule {}
  */
 @Module({})
 export class NotificationsModule {
-  static forRole(config: NotificationsConfig): DynamicModule {
+  static forRole(config: NotificationsSettings): DynamicModule {
     return {
       module: NotificationsModule,
       imports: [ConfigsModule, DeliveryModule, AlertsModule, ...(config.runs('api') ? [NotificationRoutesModule] : [])],
@@ -95,6 +95,6 @@ export class NotificationsModule {
   }
 }
 
-export function deliveryModules(config: NotificationsConfig): DynamicModule[] {
+export function deliveryModules(config: NotificationsSettings): DynamicModule[] {
   return [NotificationsModule.forRole(config)];
 }

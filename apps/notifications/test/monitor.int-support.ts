@@ -4,8 +4,8 @@ import type { RiskLevel } from '@rp/contracts';
 import { RedisClient, createApp, initApp, loadConfig } from '@rp/platform';
 import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
 import { Registry } from 'prom-client';
-import { NotificationsConfig } from '../src/config/notifications.config';
-import { NotificationConfigRepository } from '../src/configs/notification-config.repository';
+import { NotificationsSettings } from '../src/settings/notifications-settings';
+import { NotificationConfigRepository } from '../src/channel-configs/notification-config.repository';
 import { MonitorMetrics } from '../src/monitor/monitor-metrics';
 import { MonitorQueue } from '../src/monitor/monitor-queue';
 import { MonitorScheduler } from '../src/monitor/monitor-scheduler';
@@ -20,7 +20,7 @@ export interface MonitorHarness {
   scenario: LoadedScenario;
   /** The notifications app in role `worker`: batch jobs and deliveries, no scheduler of its own. */
   app: NestFastifyApplication;
-  config: NotificationsConfig;
+  config: NotificationsSettings;
   /** A scheduler built as the `monitor` role builds it; `close()` stops every one made. */
   scheduler(): MonitorScheduler;
   /** Registers an email channel for each wallet (the monitor watches wallets with an enabled channel). */
@@ -43,7 +43,7 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
   const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
   const scenario = sandbox.scenario as LoadedScenario;
   sandbox.ledger.closeLedger();
-  const config = loadConfig(NotificationsConfig, {
+  const config = loadConfig(NotificationsSettings, {
     REDIS_URL,
     DATABASE_URL: 'sqlite://memory',
     LOG_LEVEL: 'silent',

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CHANNELS, type Channel, type RiskLevel, isAtLeast } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { NotificationConfigRepository } from '../configs/notification-config.repository';
-import { SecretBox } from '../configs/secret-box';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
+import { SecretBox } from '../channel-configs/secret-box';
 import { laneOf } from '../delivery/destination';
 import { DestinationLanes } from '../delivery/destination-lanes';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
 import { DeliveryQueue } from '../delivery/delivery-queue';
 import type { IntakeOptions, IntakeResult, RiskAlert } from './alert';
@@ -27,7 +27,7 @@ export class AlertIntake {
     private readonly deliveries: DeliveryQueue,
     private readonly box: SecretBox,
     redis: RedisClient,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
   ) {
     this.cooldown = new AlertCooldown(redis, config.keyPrefix());
     this.lanes = new DestinationLanes(redis, config.keyPrefix());

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRedisSettings, type RedisSettings, redisOptions } from '@rp/platform';
 import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { BACKOFF_BASE_MS, DELIVERY_ATTEMPTS, DELIVERY_QUEUE, type DeliveryJobData } from './delivery-job';
 
 export const DELIVERY_JOB_OPTIONS: JobsOptions = {
@@ -16,7 +16,7 @@ export const DELIVERY_JOB_OPTIONS: JobsOptions = {
 export class DeliveryQueue implements OnApplicationShutdown {
   readonly queue: Queue;
 
-  constructor(@InjectRedisSettings() settings: RedisSettings, config: NotificationsConfig) {
+  constructor(@InjectRedisSettings() settings: RedisSettings, config: NotificationsSettings) {
     this.queue = new Queue(DELIVERY_QUEUE, {
       connection: bullConnection(settings, 'notifications-queue'),
       prefix: config.bullPrefix(),

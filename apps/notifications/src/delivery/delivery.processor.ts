@@ -5,10 +5,10 @@ import { renderAccountEvent } from '../account-events/account-event-message';
 import { renderAlert } from '../channels/alert-message';
 import { ChannelProviders } from '../channels/channel-providers';
 import { DeliveryError } from '../channels/delivery-error';
-import { NotificationsConfig } from '../config/notifications.config';
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { NotificationConfigRepository } from '../configs/notification-config.repository';
-import { SecretBox } from '../configs/secret-box';
+import { NotificationsSettings } from '../settings/notifications-settings';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
+import { SecretBox } from '../channel-configs/secret-box';
 import { DLQ_RETENTION_MS } from '../dlq/dead-letter';
 import { DeadLetterRepository } from '../dlq/dead-letter.repository';
 import { DELIVERY_ATTEMPTS, type DeliveryJobData, subjectOf } from './delivery-job';
@@ -28,7 +28,7 @@ export class DeliveryProcessor {
   readonly lanes: DestinationLanes;
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     private readonly configs: NotificationConfigRepository,
     private readonly box: SecretBox,
     private readonly providers: ChannelProviders,

@@ -1,5 +1,5 @@
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { SecretBox } from '../configs/secret-box';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { SecretBox } from '../channel-configs/secret-box';
 import { MissingBotTokenError, PACE_MS, destinationOf } from './destination';
 
 const box = new SecretBox(undefined);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Channel } from '@rp/contracts';
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { maskBotToken, maskEmail, maskWebhookUrl } from '../configs/masking';
-import type { SecretBox } from '../configs/secret-box';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { maskBotToken, maskEmail, maskWebhookUrl } from '../channel-configs/masking';
+import type { SecretBox } from '../channel-configs/secret-box';
 
 /** Pacing per destination (DOMAIN.md, Delivery providers), a little slower than the provider allows. */
 export const PACE_MS = {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type Channel, ErrorCode } from '@rp/contracts';
 import { ApiError, RedisClient } from '@rp/platform';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { DeliveryQueue } from '../delivery/delivery-queue';
 import { DestinationLanes } from '../delivery/destination-lanes';
 import { type DeadLetterRecord, type DeadLetterView, deadLetterView } from './dead-letter';
@@ -28,7 +28,7 @@ export class DlqService {
     private readonly entries: DeadLetterRepository,
     private readonly deliveries: DeliveryQueue,
     redis: RedisClient,
-    config: NotificationsConfig,
+    config: NotificationsSettings,
   ) {
     this.lanes = new DestinationLanes(redis, config.keyPrefix());
   }

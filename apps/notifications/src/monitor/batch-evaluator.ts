@@ -4,7 +4,7 @@ import { MissingPriceError, type PoolUser, type Positions, assessPosition, holds
 import { RedisClient } from '@rp/platform';
 import type { RiskAlert } from '../alerts/alert';
 import { AlertIntake } from '../alerts/alert-intake.service';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { riskAlert } from '../risk/risk-alert';
 import { RmsLedger } from '../risk/rms-ledger';
 import { MonitorKeys } from './monitor-keys';
@@ -38,7 +38,7 @@ export class MonitorBatchEvaluator {
   constructor(
     private readonly ledger: RmsLedger,
     private readonly redis: RedisClient,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     private readonly intake: AlertIntake,
     private readonly metrics: MonitorMetrics,
   ) {

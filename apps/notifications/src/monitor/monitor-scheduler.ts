@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { poolActivitySince } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
-import { NotificationConfigRepository, type WatchedWallet } from '../configs/notification-config.repository';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationConfigRepository, type WatchedWallet } from '../channel-configs/notification-config.repository';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { PoolSnapshots } from '../risk/pool-snapshots';
 import { RmsLedger } from '../risk/rms-ledger';
 import { MonitorKeys } from './monitor-keys';
@@ -54,7 +54,7 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
   readonly rounds: RoundReport[] = [];
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     private readonly redis: RedisClient,
     private readonly ledger: RmsLedger,
     private readonly snapshots: PoolSnapshots,

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { AlertsModule } from '../notifications.module';
 import { RiskModule } from '../risk/risk.module';
 import { MonitorBatchEvaluator } from './batch-evaluator';
@@ -21,7 +21,7 @@ export class MonitorSchedulerModule {}
 export class MonitorWorkerModule {}
 
 /** The monitor's parts for this process's role (`NOTIFICATIONS_ROLE`). */
-export function monitorModules(config: NotificationsConfig): DynamicModule[] {
+export function monitorModules(config: NotificationsSettings): DynamicModule[] {
   return [
     ...(config.runs('monitor') ? [{ module: MonitorSchedulerModule }] : []),
     ...(config.runs('worker') ? [{ module: MonitorWorkerModule }] : []),

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRedisSettings, RedisClient, type RedisSettings } from '@rp/platform';
 import { type Job, Worker } from 'bullmq';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { bullConnection } from '../delivery/delivery-queue';
 import { MonitorBatchEvaluator } from './batch-evaluator';
 import { MonitorKeys } from './monitor-keys';
@@ -22,7 +22,7 @@ export class MonitorWorker implements OnApplicationBootstrap, OnApplicationShutd
   private worker?: Worker<MonitorBatchJob>;
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     @InjectRedisSettings() private readonly settings: RedisSettings,
     private readonly redis: RedisClient,
     private readonly evaluator: MonitorBatchEvaluator,

@@ -5,7 +5,7 @@ import { ApiErrorResponse, RedisClient, SecuritySchemeName } from '@rp/platform'
 import { WebhookSecretGuard } from '../admin/secret-guards';
 import type { RiskAlert } from '../alerts/alert';
 import { AlertIntake } from '../alerts/alert-intake.service';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { WEBHOOK_ANSWER_SCHEMA } from '../openapi/notification-schemas';
 
 /** An alert id is accepted once within this window. */
@@ -29,7 +29,7 @@ export class WebhookController {
   constructor(
     private readonly intake: AlertIntake,
     private readonly redis: RedisClient,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
   ) {}
 
   @Post()

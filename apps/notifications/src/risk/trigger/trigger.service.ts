@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type RiskLevel, type TriggerResponse, isAtLeast, parseRiskLevel } from '@rp/contracts';
 import { AlertIntake } from '../../alerts/alert-intake.service';
-import { NotificationConfigRepository, type WatchedWallet } from '../../configs/notification-config.repository';
+import { NotificationConfigRepository, type WatchedWallet } from '../../channel-configs/notification-config.repository';
 import { riskAlert } from '../risk-alert';
 import { RiskEvaluator } from '../risk-evaluator';
 
