@@ -9,7 +9,7 @@ import {
   parseRiskLevel,
 } from '@rp/contracts';
 import { ApiError } from '@rp/platform';
-import { WebhookUrlPolicy } from '../channels/webhook-url';
+import { WebhookUrlPolicy } from '../delivery/channels/webhook-url';
 import { type ConfigurationView, configurationView } from './configuration-view';
 import { type ChannelConfigFields, NotificationConfigRepository } from './notification-config.repository';
 import { SecretBox } from './secret-box';

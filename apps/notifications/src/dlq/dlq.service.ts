@@ -4,8 +4,8 @@ import { ApiError, RedisClient } from '@rp/platform';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { DeliveryQueue } from '../delivery/delivery-queue';
 import { DestinationLanes } from '../delivery/destination-lanes';
-import { type DeadLetterRecord, type DeadLetterView, deadLetterView } from './dead-letter';
-import { DeadLetterRepository } from './dead-letter.repository';
+import { type DeadLetterRecord, type DeadLetterView, deadLetterView } from '../delivery/dead-letter';
+import { DeadLetterRepository } from '../delivery/dead-letter.repository';
 
 export const DLQ_LATEST = 50;
 

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NotificationsSettings } from '../settings/notifications-settings';
-import { AlertsModule } from '../notifications.module';
+import { AlertsModule } from '../alerts/alerts.module';
+import { ChannelConfigsModule } from '../channel-configs/channel-configs.module';
 import { RiskModule } from '../risk/risk.module';
 import { MonitorBatchEvaluator } from './batch-evaluator';
 import { MonitorMetrics } from './monitor-metrics';
@@ -13,11 +14,11 @@ import { MonitorWorker } from './monitor.worker';
 export class MonitorCoreModule {}
 
 /** Role `monitor`: the scheduler (one at a time across replicas, by a Redis lock). */
-@Module({ imports: [MonitorCoreModule, AlertsModule], providers: [MonitorQueue, MonitorScheduler] })
+@Module({ imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule], providers: [MonitorQueue, MonitorScheduler] })
 export class MonitorSchedulerModule {}
 
 /** Role `worker`: the batch jobs of every round. */
-@Module({ imports: [MonitorCoreModule, AlertsModule], providers: [MonitorBatchEvaluator, MonitorWorker] })
+@Module({ imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule], providers: [MonitorBatchEvaluator, MonitorWorker] })
 export class MonitorWorkerModule {}
 
 /** The monitor's parts for this process's role (`NOTIFICATIONS_ROLE`). */

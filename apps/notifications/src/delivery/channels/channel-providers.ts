@@ -1,11 +1,11 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { AlertMessage } from './alert-message';
-import type { Address } from '../delivery/destination';
+import type { Address } from '../destination';
 import { EmailProvider } from './email.provider';
 import { TelegramProvider } from './telegram.provider';
 import { WebhookProvider } from './webhook.provider';
 import { WebhookUrlPolicy } from './webhook-url';
-import { NotificationsSettings } from '../settings/notifications-settings';
+import { NotificationsSettings } from '../../settings/notifications-settings';
 
 /** One provider per channel (the Novu shape): `telegram`, `webhook`, `email`. */
 @Injectable()

@@ -1,4 +1,4 @@
-import type { RiskAlert } from '../alerts/alert';
+import type { RiskAlert } from '../../alerts/alert';
 import { plainText, renderAlert, usd } from './alert-message';
 import { emailHtml } from './email.provider';
 import { escapeHtml } from '@rp/contracts';
