@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@rp/contracts';
+import type { RiskPositionView } from '@rp/contracts';
 import {
   type Collection,
   type DocumentStore,
@@ -22,13 +22,10 @@ export interface StoredKey {
 
 export type CloseOutcome = 'submitted' | 'confirmed' | 'failed' | 'skipped';
 
-export interface SnapshotPosition {
-  poolAddress: string;
-  healthFactor: number | null;
-  riskLevel: RiskLevel;
-  collateralValueUsd: number;
-  liabilityValueUsd: number;
-}
+export type SnapshotPosition = Pick<
+  RiskPositionView,
+  'poolAddress' | 'healthFactor' | 'riskLevel' | 'collateralValueUsd' | 'liabilityValueUsd'
+>;
 
 /** Positions and prices when the agent decided to close (DECISIONS.md, Agent: audit record). */
 export interface RiskSnapshot {

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CHANNELS, type Channel, type RiskLevel, isAtLeast } from '@rp/contracts';
+import { type Channel, CHANNELS, isAtLeast, type RiskAlert, type RiskLevel } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
 import type { ChannelConfigRecord } from '../channel-configs/notification-config';
 import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
@@ -9,7 +9,7 @@ import { DestinationLanes } from '../delivery/destination-lanes';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
 import { DeliveryQueue } from '../delivery/delivery-queue';
-import type { IntakeOptions, IntakeResult, RiskAlert } from './alert';
+import type { IntakeOptions, IntakeResult } from './alert';
 import { AlertCooldown } from './cooldown';
 
 /**

@@ -1,9 +1,8 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AlertWebhookRequest, parseRiskLevel } from '@rp/contracts';
+import { AlertWebhookRequest, parseRiskLevel, type RiskAlert } from '@rp/contracts';
 import { ApiErrorResponse, RedisClient, SecuritySchemeName } from '@rp/platform';
 import { WebhookSecretGuard } from '../admin/secret-guards';
-import type { RiskAlert } from './alert';
 import { AlertIntake } from './alert-intake.service';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { WEBHOOK_ANSWER_SCHEMA } from '../openapi/notification-schemas';

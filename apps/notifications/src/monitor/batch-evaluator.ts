@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { type RiskLevel, isAtLeast } from '@rp/contracts';
+import { isAtLeast, type RiskAlert, type RiskLevel } from '@rp/contracts';
 import { MissingPriceError, type PoolUser, type Positions, assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
-import type { RiskAlert } from '../alerts/alert';
 import { AlertIntake } from '../alerts/alert-intake.service';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { riskAlert } from '../risk/risk-alert';
