@@ -6,9 +6,12 @@ import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@r
 import { Registry } from 'prom-client';
 import { NotificationsSettings } from '../src/settings/notifications-settings';
 import { NotificationConfigRepository } from '../src/channel-configs/notification-config.repository';
+import { MonitorKeys } from '../src/monitor/monitor-keys';
 import { MonitorMetrics } from '../src/monitor/monitor-metrics';
 import { MonitorQueue } from '../src/monitor/monitor-queue';
 import { MonitorScheduler } from '../src/monitor/monitor-scheduler';
+import { PositionCache } from '../src/monitor/position-cache';
+import { schedulerLock } from '../src/monitor/scheduler-lock';
 import { notificationsApp } from '../src/notifications.app';
 import { PoolSnapshots } from '../src/risk/pool-snapshots';
 import { RmsLedger } from '../src/risk/rms-ledger';
@@ -78,6 +81,9 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
         get(NotificationConfigRepository),
         queue,
         get(MonitorMetrics),
+        get(MonitorKeys),
+        get(PositionCache),
+        schedulerLock(get(RedisClient), get(MonitorKeys)),
       );
       schedulers.push(scheduler);
       return scheduler;

@@ -33,6 +33,8 @@ export * from './lib/openapi/api-conventions';
 export * from './lib/openapi/openapi-document';
 export * from './lib/openapi/openapi-refs';
 export * from './lib/openapi/validation-schemas';
+export * from './lib/redis/bull-connection';
+export * from './lib/redis/lua-script';
 export * from './lib/redis/redis-connection';
 export * from './lib/redis/redis.module';
 export * from './lib/http/raw-http';

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type Channel, CHANNELS, isAtLeast, type RiskAlert, type RiskLevel } from '@rp/contracts';
-import { RedisClient } from '@rp/platform';
 import type { ChannelConfigRecord } from '../channel-configs/notification-config';
 import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
 import { SecretBox } from '../channel-configs/secret-box';
@@ -19,19 +18,15 @@ import { AlertCooldown } from './cooldown';
 @Injectable()
 export class AlertIntake {
   private readonly logger = new Logger(AlertIntake.name);
-  private readonly cooldown: AlertCooldown;
-  private readonly lanes: DestinationLanes;
 
   constructor(
     private readonly configs: NotificationConfigRepository,
     private readonly deliveries: DeliveryQueue,
     private readonly box: SecretBox,
-    redis: RedisClient,
+    private readonly cooldown: AlertCooldown,
+    private readonly lanes: DestinationLanes,
     private readonly config: NotificationsSettings,
-  ) {
-    this.cooldown = new AlertCooldown(redis, config.keyPrefix());
-    this.lanes = new DestinationLanes(redis, config.keyPrefix());
-  }
+  ) {}
 
   async submit(alert: RiskAlert, options: IntakeOptions): Promise<IntakeResult> {
     const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;

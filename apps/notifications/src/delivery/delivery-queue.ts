@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRedisSettings, type RedisSettings, redisOptions } from '@rp/platform';
-import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
+import { InjectRedisSettings, type RedisSettings, bullConnection } from '@rp/platform';
+import { type JobsOptions, Queue } from 'bullmq';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { BACKOFF_BASE_MS, DELIVERY_ATTEMPTS, DELIVERY_QUEUE, type DeliveryJobData } from './delivery-job';
 
@@ -44,9 +44,4 @@ export class DeliveryQueue implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.queue.close();
   }
-}
-
-/** BullMQ connection options from the platform's Redis options (never an ioredis client built here). */
-export function bullConnection(settings: RedisSettings, name: string): ConnectionOptions {
-  return redisOptions(settings, name) as ConnectionOptions;
 }

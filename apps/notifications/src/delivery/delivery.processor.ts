@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { RedisClient } from '@rp/platform';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { renderAccountEvent } from '../account-events/account-event-message';
 import { renderAlert } from './channels/alert-message';
@@ -25,7 +24,6 @@ const MAX_LANE_WAIT_MS = 2000;
 @Injectable()
 export class DeliveryProcessor {
   private readonly logger = new Logger('Delivery');
-  readonly lanes: DestinationLanes;
 
   constructor(
     private readonly config: NotificationsSettings,
@@ -35,10 +33,8 @@ export class DeliveryProcessor {
     private readonly dlq: DeadLetterRepository,
     private readonly metrics: DeliveryMetrics,
     private readonly queue: DeliveryQueue,
-    redis: RedisClient,
-  ) {
-    this.lanes = new DestinationLanes(redis, config.keyPrefix());
-  }
+    private readonly lanes: DestinationLanes,
+  ) {}
 
   async process(job: Job<DeliveryJobData>, token: string | undefined): Promise<string> {
     const data = job.data;

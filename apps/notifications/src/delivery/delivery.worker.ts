@@ -1,9 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectRedisSettings, type RedisSettings } from '@rp/platform';
+import { InjectRedisSettings, type RedisSettings, bullConnection } from '@rp/platform';
 import { Worker } from 'bullmq';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { DELIVERY_QUEUE, type DeliveryJobData } from './delivery-job';
-import { bullConnection } from './delivery-queue';
 import { DeliveryProcessor } from './delivery.processor';
 
 /**

@@ -30,8 +30,6 @@ const INTAKE_PARALLELISM = 32;
  */
 @Injectable()
 export class MonitorBatchEvaluator {
-  private readonly keys: MonitorKeys;
-  private readonly cache: PositionCache;
   private roundPools?: { round: number; pools: Promise<RoundPool[] | undefined> };
 
   constructor(
@@ -40,10 +38,9 @@ export class MonitorBatchEvaluator {
     private readonly config: NotificationsSettings,
     private readonly intake: AlertIntake,
     private readonly metrics: MonitorMetrics,
-  ) {
-    this.keys = new MonitorKeys(config.keyPrefix());
-    this.cache = new PositionCache(redis, this.keys);
-  }
+    private readonly keys: MonitorKeys,
+    private readonly cache: PositionCache,
+  ) {}
 
   async evaluate(job: MonitorBatchJob): Promise<BatchOutcome> {
     const current = Number(await this.redis.get(this.keys.currentRound));

@@ -1,8 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRedisSettings, type RedisSettings } from '@rp/platform';
+import { InjectRedisSettings, type RedisSettings, bullConnection } from '@rp/platform';
 import { Queue } from 'bullmq';
 import { NotificationsSettings } from '../settings/notifications-settings';
-import { bullConnection } from '../delivery/delivery-queue';
 import { MONITOR_JOB_ATTEMPTS, MONITOR_QUEUE, type MonitorBatchJob, monitorJobId } from './monitor-job';
 
 const JOBS_PER_ADD = 4;

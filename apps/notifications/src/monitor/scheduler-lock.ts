@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@rp/platform';
+import type { MonitorKeys } from './monitor-keys';
+
+/** The lock outlives a few missed renewals; a dead scheduler is replaced within this long. */
+export const LOCK_TTL_MS = 10_000;
 
 /** Extends the lock only while we still own it. */
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
@@ -39,4 +43,9 @@ export class SchedulerLock {
     this.held = false;
     await this.redis.eval(RELEASE, 1, this.key, this.owner);
   }
+}
+
+/** The scheduler's lock, with an owner of its own (each scheduler, in a process or a test, has one). */
+export function schedulerLock(redis: RedisClient, keys: MonitorKeys): SchedulerLock {
+  return new SchedulerLock(redis, keys.lock, LOCK_TTL_MS);
 }

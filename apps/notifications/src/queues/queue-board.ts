@@ -2,12 +2,12 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import { ApiError, REDIS_SETTINGS, type RedisSettings, headerOf, sendError } from '@rp/platform';
+import { ApiError, REDIS_SETTINGS, type RedisSettings, bullConnection, headerOf, sendError } from '@rp/platform';
 import { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sameSecret } from '../admin/secret-guards';
 import { NotificationsSettings } from '../settings/notifications-settings';
-import { DeliveryQueue, bullConnection } from '../delivery/delivery-queue';
+import { DeliveryQueue } from '../delivery/delivery-queue';
 import { MONITOR_QUEUE } from '../monitor/monitor-job';
 
 /** Where the queue dashboard lives: under the gateway's `/api/v1/rms` prefix, an admin route there (ADR 022). */

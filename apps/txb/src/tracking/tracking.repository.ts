@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { RedisClient } from '@rp/platform';
+import { RedisClient, luaScript, runScript } from '@rp/platform';
 import { RELEASE_LEASE_SCRIPT } from '../proposals/proposal-scripts';
 import { KEYS } from '../proposals/proposal.repository';
 
-const RELEASE_SHA = createHash('sha1').update(RELEASE_LEASE_SCRIPT).digest('hex');
+const RELEASE = luaScript(RELEASE_LEASE_SCRIPT);
 
 /**
  * The tracker's work list in Redis: proposals whose transaction may be on its way to the ledger, each with the time
@@ -40,12 +39,6 @@ export class TrackingRepository {
   }
 
   async release(id: string, holder: string): Promise<void> {
-    const keys = [KEYS.lease(id)];
-    try {
-      await this.redis.evalsha(RELEASE_SHA, 1, ...keys, holder);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      await this.redis.eval(RELEASE_LEASE_SCRIPT, 1, ...keys, holder);
-    }
+    await runScript(this.redis, RELEASE, [KEYS.lease(id)], [holder]);
   }
 }
