@@ -119,9 +119,13 @@ export class DeliveryProcessor {
 
   private async migrate(record: ChannelConfigRecord, newChatId: string): Promise<Destination> {
     this.logger.log(`messenger chat of ${record.walletAddress} migrated to ${newChatId}; configuration updated`);
-    await this.configs.update(record.id, { chatId: newChatId });
+    const destination = destinationOf({ ...record, chatId: newChatId }, this.box, this.config.MESSENGER_BOT_TOKEN);
+    await this.configs.update(record.id, {
+      chatId: newChatId,
+      ...(record.destinationKey ? { destinationKey: destination.key } : {}),
+    });
     this.metrics.count('messenger', 'migrated');
-    return destinationOf({ ...record, chatId: newChatId }, this.box, this.config.MESSENGER_BOT_TOKEN);
+    return destination;
   }
 
   private async failed(

@@ -6,5 +6,9 @@ import { TriggerController } from './trigger.controller';
 import { TriggerService } from './trigger.service';
 
 /** `POST /api/v1/rms/notifications/trigger` (role `api`). */
-@Module({ imports: [RiskModule, ChannelConfigsModule, AlertsModule], controllers: [TriggerController], providers: [TriggerService] })
+@Module({
+  imports: [RiskModule, ChannelConfigsModule, AlertsModule],
+  controllers: [TriggerController],
+  providers: [TriggerService],
+})
 export class TriggerModule {}
