@@ -36,5 +36,6 @@ export * from './lib/openapi/validation-schemas';
 export * from './lib/redis/bull-connection';
 export * from './lib/redis/lua-script';
 export * from './lib/redis/redis-connection';
+export * from './lib/redis/redis-leases';
 export * from './lib/redis/redis.module';
 export * from './lib/http/raw-http';

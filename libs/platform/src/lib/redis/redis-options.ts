@@ -34,4 +34,3 @@ export function redisOptions(settings: RedisSettings, connectionName: string): R
  */
 export type RedisClient = Redis;
 export const RedisClient = Redis;
-
