@@ -34,3 +34,4 @@ export function redisOptions(settings: RedisSettings, connectionName: string): R
  */
 export type RedisClient = Redis;
 export const RedisClient = Redis;
+
