@@ -63,6 +63,18 @@ const LIBRARY_ONLY_PACKAGES = [
 const LIBRARY_ONLY_SOURCE = '/^(?:@stellar\\/|@x402\\/|(?:mongoose|pg|better-sqlite3|ioredis)(?:\\/|$))/';
 const LIBRARY_ONLY_MESSAGE =
   'Apps reach @stellar/*, @x402/*, database drivers and ioredis only through @rp/* libraries.';
+// The agent's modes are implementations chosen once at start (agent-runtime.ts, issue 21 §3): outside its mock
+// mode's folder no code holds the mock or asks whether it is there.
+const AGENT_MODE_SYNTAX = [
+  {
+    selector: "MemberExpression[object.type='ThisExpression'][property.name='mock']",
+    message: 'The agent asks its AgentService, ClosePath or Subscription (chosen once in agent-runtime.ts), never a mock flag.',
+  },
+  {
+    selector: "ImportSpecifier[imported.name='MockService']",
+    message: 'MockService belongs to the mock mode (apps/agent/src/mock/): the rest of the agent sees AgentService.',
+  },
+];
 
 // What every app's code may not write: a driver reached around our libraries, a Lua loader of its own (the one with
 // the NOSCRIPT fallback is `runScript` in @rp/platform).
@@ -124,6 +136,13 @@ export default [
         },
       ],
       'no-restricted-syntax': ['error', ...APP_SYNTAX],
+    },
+  },
+  {
+    files: ['apps/agent/src/**/*.ts'],
+    ignores: ['apps/agent/src/mock/**'],
+    rules: {
+      'no-restricted-syntax': ['error', ...APP_SYNTAX, ...AGENT_MODE_SYNTAX],
     },
   },
   {
