@@ -2,6 +2,7 @@ export * from './lib/errors/error-envelope';
 export * from './lib/ledger/ledger-network';
 export * from './lib/notifications/channel';
 export * from './lib/risk/health-factor';
+export * from './lib/risk/risk-alert';
 export * from './lib/risk/risk-api';
 export * from './lib/risk/risk-level';
 export * from './lib/txb/proposal-status';

@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@rp/contracts';
+import type { RiskPositionView } from '@rp/contracts';
 import {
   type Collection,
   type DocumentStore,
@@ -25,13 +25,10 @@ export type CloseOutcome = 'submitted' | 'confirmed' | 'failed' | 'skipped';
 /** Who built a close, and where a risk snapshot came from: the service, the agent from the ledger, or the mock. */
 export type CloseSource = 'service' | 'ledger' | 'mock';
 
-export interface SnapshotPosition {
-  poolAddress: string;
-  healthFactor: number | null;
-  riskLevel: RiskLevel;
-  collateralValueUsd: number;
-  liabilityValueUsd: number;
-}
+export type SnapshotPosition = Pick<
+  RiskPositionView,
+  'poolAddress' | 'healthFactor' | 'riskLevel' | 'collateralValueUsd' | 'liabilityValueUsd'
+>;
 
 /** Positions and prices when the agent decided to close (DECISIONS.md, Agent: audit record). */
 export interface RiskSnapshot {

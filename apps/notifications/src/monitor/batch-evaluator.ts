@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { type RiskLevel, isAtLeast } from '@rp/contracts';
+import { isAtLeast, type RiskAlert, type RiskLevel } from '@rp/contracts';
 import { MissingPriceError, type PoolUser, type Positions, assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
-import type { RiskAlert } from '../alerts/alert';
 import { AlertIntake } from '../alerts/alert-intake.service';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { riskAlert } from '../risk/risk-alert';
 import { RmsLedger } from '../risk/rms-ledger';
 import { MonitorKeys } from './monitor-keys';
@@ -31,20 +30,17 @@ const INTAKE_PARALLELISM = 32;
  */
 @Injectable()
 export class MonitorBatchEvaluator {
-  private readonly keys: MonitorKeys;
-  private readonly cache: PositionCache;
   private roundPools?: { round: number; pools: Promise<RoundPool[] | undefined> };
 
   constructor(
     private readonly ledger: RmsLedger,
     private readonly redis: RedisClient,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     private readonly intake: AlertIntake,
     private readonly metrics: MonitorMetrics,
-  ) {
-    this.keys = new MonitorKeys(config.keyPrefix());
-    this.cache = new PositionCache(redis, this.keys);
-  }
+    private readonly keys: MonitorKeys,
+    private readonly cache: PositionCache,
+  ) {}
 
   async evaluate(job: MonitorBatchJob): Promise<BatchOutcome> {
     const current = Number(await this.redis.get(this.keys.currentRound));

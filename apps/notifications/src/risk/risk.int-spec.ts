@@ -10,7 +10,7 @@ import { LedgerWallet, fixedToNumber } from '@rp/ledger';
 import { createApp, initApp, loadConfig, signInternalRequest } from '@rp/platform';
 import { DEMO_PRICES, DEMO_WALLETS, type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
 import request from 'supertest';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { notificationsApp } from '../notifications.app';
 import { RiskRoutesModule } from './risk.module';
 
@@ -27,7 +27,7 @@ const caller: CallerIdentity = {
 };
 
 async function riskApp(env: Record<string, string>): Promise<NestFastifyApplication> {
-  const config = loadConfig(NotificationsConfig, {
+  const config = loadConfig(NotificationsSettings, {
     INTERNAL_TOKEN: TOKEN,
     LOG_LEVEL: 'silent',
     DATABASE_URL: 'sqlite://memory',

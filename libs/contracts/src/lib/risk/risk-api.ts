@@ -1,6 +1,7 @@
 import { ValidateIf } from 'class-validator';
 import { IsLedgerAccountAddress, IsRiskLevel } from '../validation/ledger-validators';
-import type { AlertTrigger, RecommendedAction, RiskLevel } from './risk-level';
+import type { RiskAlert } from './risk-alert';
+import type { AlertTrigger } from './risk-level';
 
 /** Error codes of the risk routes (RMS) and the admin trigger. */
 export const RiskErrorCode = {
@@ -21,19 +22,14 @@ export class RiskWalletParams {
   walletAddress!: string;
 }
 
-/** One position of a wallet in a watched pool: the spec's Alert fields (no `alertId`). */
-export interface RiskPositionView {
-  /** The wallet (G-address). */
-  address: string;
-  poolAddress: string;
-  riskLevel: RiskLevel;
+/**
+ * One position of a wallet in a watched pool: the alert's fields without `alertId`; without debt there is no
+ * health factor (`null`), and the triggers are the evaluator's own.
+ */
+export interface RiskPositionView extends Omit<RiskAlert, 'alertId' | 'healthFactor' | 'triggers'> {
   /** Blend's health factor (7 decimals as a number); `null` without debt. */
   healthFactor: number | null;
   triggers: AlertTrigger[];
-  collateralValueUsd: number;
-  liabilityValueUsd: number;
-  recommendedAction: RecommendedAction;
-  evaluatedAt: string;
 }
 
 /** The price drops of `healthFactorIf`, in percent, as its keys. */

@@ -1,11 +1,11 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { AlertMessage } from './alert-message';
-import type { Address } from '../delivery/destination';
+import type { Address } from '../destination';
 import { EmailProvider } from './email.provider';
 import { TelegramProvider } from './telegram.provider';
 import { WebhookProvider } from './webhook.provider';
 import { WebhookUrlPolicy } from './webhook-url';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../../settings/notifications-settings';
 
 /** One provider per channel (the Novu shape): `telegram`, `webhook`, `email`. */
 @Injectable()
@@ -14,7 +14,7 @@ export class ChannelProviders implements OnApplicationShutdown {
   readonly webhook: WebhookProvider;
   readonly email: EmailProvider;
 
-  constructor(config: NotificationsConfig, policy: WebhookUrlPolicy) {
+  constructor(config: NotificationsSettings, policy: WebhookUrlPolicy) {
     this.telegram = new TelegramProvider(config.MESSENGER_API_URL);
     this.webhook = new WebhookProvider(policy);
     this.email = new EmailProvider({

@@ -1,5 +1,5 @@
 import type { Channel } from '@rp/contracts';
-import type { DeliveryJobData } from '../delivery/delivery-job';
+import type { DeliveryJobData } from './delivery-job';
 
 /** Entries live this long (spec, Limits). */
 export const DLQ_RETENTION_MS = 24 * 60 * 60 * 1000;

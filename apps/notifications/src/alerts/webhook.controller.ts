@@ -1,11 +1,10 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AlertWebhookRequest, parseRiskLevel } from '@rp/contracts';
+import { AlertWebhookRequest, parseRiskLevel, type RiskAlert } from '@rp/contracts';
 import { ApiErrorResponse, RedisClient, SecuritySchemeName } from '@rp/platform';
 import { WebhookSecretGuard } from '../admin/secret-guards';
-import type { RiskAlert } from '../alerts/alert';
-import { AlertIntake } from '../alerts/alert-intake.service';
-import { NotificationsConfig } from '../config/notifications.config';
+import { AlertIntake } from './alert-intake.service';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { WEBHOOK_ANSWER_SCHEMA } from '../openapi/notification-schemas';
 
 /** An alert id is accepted once within this window. */
@@ -29,7 +28,7 @@ export class WebhookController {
   constructor(
     private readonly intake: AlertIntake,
     private readonly redis: RedisClient,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
   ) {}
 
   @Post()

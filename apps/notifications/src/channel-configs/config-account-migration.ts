@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { HttpClient, type ProvenOwners, StartupAccountMigration, provenOwners } from '@rp/platform';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import type { ChannelConfigRecord } from './notification-config';
 import { NotificationConfigRepository } from './notification-config.repository';
 
@@ -26,7 +26,7 @@ export class ConfigAccountMigration extends StartupAccountMigration {
 
   constructor(
     private readonly repository: NotificationConfigRepository,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     http: HttpClient,
   ) {
     super(config, http);

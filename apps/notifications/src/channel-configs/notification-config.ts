@@ -19,6 +19,13 @@ export interface ChannelConfigRecord {
   webhookUrl?: string;
   /** email address. */
   email?: string;
+  /**
+   * The destination's secret-free key (its delivery lane, `destinationKeyOf`), computed in clear when a secret was
+   * registered (an own bot token, a webhook URL): the intake reads it instead of opening the secret, so a secret is
+   * opened once per alert, by the delivery. Absent without a secret, and on records made before it existed (then
+   * the intake computes it).
+   */
+  destinationKey?: string;
   /** Why the channel was disabled by the service (bot blocked), if it was. */
   disabledReason?: string;
   createdAt: Date;

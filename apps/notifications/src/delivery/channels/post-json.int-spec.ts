@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
  * provider here is a TLS server speaking both, with the sandbox's loopback certificate; postJson runs in a child
  * process that trusts it (NODE_EXTRA_CA_CERTS is read when a process starts).
  */
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = resolve(__dirname, '../../../../..');
 const TLS = join(ROOT, 'tools/sandbox/tls');
 
 describe('postJson to a provider offering HTTP/2', () => {
@@ -38,7 +38,7 @@ describe('postJson to a provider offering HTTP/2', () => {
 
   it('speaks HTTP/1.1', async () => {
     const script = [
-      "const { postJson } = require('./apps/notifications/src/channels/post-json.ts');",
+      "const { postJson } = require('./apps/notifications/src/delivery/channels/post-json.ts');",
       `postJson('https://127.0.0.1:${port}/hook', { text: 'hi' }, 'test').then(`,
       '  (answer) => { process.stdout.write(`${answer.status} ${answer.text}`); process.exit(0); },',
       '  (error) => { process.stdout.write(String(error)); process.exit(1); });',

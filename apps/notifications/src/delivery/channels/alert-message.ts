@@ -1,5 +1,5 @@
-import { SEVERITY } from '@rp/contracts';
-import type { AlertSource, RiskAlert } from '../alerts/alert';
+import { type RiskAlert, SEVERITY } from '@rp/contracts';
+import type { AlertSource } from '../../alerts/alert';
 
 /** What every channel renders: a title, labelled facts and what to do, in words a person reads at a glance. */
 export interface AlertMessage {

@@ -2,9 +2,9 @@ import { Body, Controller, HttpCode, Post, UseGuards, UseInterceptors } from '@n
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { TriggerRequest, type TriggerResponse } from '@rp/contracts';
 import { ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
-import { AdminKeyGuard } from '../../admin/secret-guards';
-import { RiskErrorsInterceptor } from '../risk-errors.interceptor';
-import { TRIGGER_RESPONSE_SCHEMA } from '../risk-schemas';
+import { AdminKeyGuard } from '../admin/secret-guards';
+import { RiskErrorsInterceptor } from '../risk/risk-errors.interceptor';
+import { TRIGGER_RESPONSE_SCHEMA } from '../risk/risk-schemas';
 import { TriggerService } from './trigger.service';
 
 @ApiTags('notifications')

@@ -10,7 +10,7 @@ export type NotificationsRole = (typeof NOTIFICATIONS_ROLES)[number];
 const keyMessage = '$property must be at least 16 characters';
 
 /** Risk evaluation (RMS) and the notification service (NS): configs, cooldowns, channel workers, DLQ. */
-export class NotificationsConfig extends StatefulServiceConfig {
+export class NotificationsSettings extends StatefulServiceConfig {
   override PORT = 3003;
 
   /** The Soroban RPC, or a comma-separated list tried in order (failover); shown as origins only. */

@@ -35,7 +35,7 @@ export class NotificationConfigRepository {
     now = new Date(),
   ): Promise<ChannelConfigRecord> {
     const configs = await this.configs();
-    const unset = (['chatId', 'botToken', 'webhookUrl', 'email', 'disabledReason'] as const).filter(
+    const unset = (['chatId', 'botToken', 'webhookUrl', 'email', 'destinationKey', 'disabledReason'] as const).filter(
       (key) => fields[key] === undefined,
     );
     const result = await configs.updateOne(

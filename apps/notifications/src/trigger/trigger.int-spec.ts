@@ -4,7 +4,7 @@
  */
 import { UNIT } from '@rp/sandbox';
 import request from 'supertest';
-import { type MonitorHarness, startMonitorHarness } from '../../../test/monitor.int-support';
+import { type MonitorHarness, startMonitorHarness } from '../../test/monitor.int-support';
 
 const ADMIN_KEY = 'admin-key-for-trigger-tests';
 

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type RiskLevel, type TriggerResponse, isAtLeast, parseRiskLevel } from '@rp/contracts';
-import { AlertIntake } from '../../alerts/alert-intake.service';
-import { NotificationConfigRepository, type WatchedWallet } from '../../configs/notification-config.repository';
-import { riskAlert } from '../risk-alert';
-import { RiskEvaluator } from '../risk-evaluator';
+import { AlertIntake } from '../alerts/alert-intake.service';
+import { NotificationConfigRepository, type WatchedWallet } from '../channel-configs/notification-config.repository';
+import { riskAlert } from '../risk/risk-alert';
+import { RiskEvaluator } from '../risk/risk-evaluator';
 
 export interface TriggerOrder {
   readonly walletAddress?: string;

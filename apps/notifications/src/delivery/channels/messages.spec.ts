@@ -1,7 +1,6 @@
-import type { RiskAlert } from '../alerts/alert';
 import { plainText, renderAlert, usd } from './alert-message';
 import { emailHtml } from './email.provider';
-import { escapeHtml } from '@rp/contracts';
+import { escapeHtml, type RiskAlert } from '@rp/contracts';
 import { TELEGRAM_MAX_TEXT, telegramText } from './telegram.provider';
 import { discordPayload, slackPayload } from './webhook.provider';
 

@@ -9,7 +9,8 @@ import {
   parseRiskLevel,
 } from '@rp/contracts';
 import { ApiError } from '@rp/platform';
-import { WebhookUrlPolicy } from '../channels/webhook-url';
+import { WebhookUrlPolicy } from '../delivery/channels/webhook-url';
+import { destinationKeyOf } from '../delivery/destination';
 import { type ConfigurationView, configurationView } from './configuration-view';
 import { type ChannelConfigFields, NotificationConfigRepository } from './notification-config.repository';
 import { SecretBox } from './secret-box';
@@ -32,6 +33,13 @@ export class ConfigsService {
       ...this.base(request.minRiskLevel),
       chatId: String(request.messengerChatId),
       botToken: request.messengerBotToken ? this.box.seal(request.messengerBotToken) : undefined,
+      destinationKey: request.messengerBotToken
+        ? destinationKeyOf({
+            channel: 'messenger',
+            botToken: request.messengerBotToken,
+            chatId: String(request.messengerChatId),
+          })
+        : undefined,
     };
     await this.repository.upsert(account, request.walletAddress, 'messenger', fields);
     if (request.enabledChannels) {
@@ -54,6 +62,7 @@ export class ConfigsService {
     const fields: ChannelConfigFields = {
       ...this.base(request.minRiskLevel),
       webhookUrl: this.box.seal(request.channelWebhook),
+      destinationKey: destinationKeyOf({ channel: 'channelhook', url: request.channelWebhook }),
     };
     await this.repository.upsert(account, request.walletAddress, 'channelhook', fields);
     return this.registered(account, request.walletAddress, 'channelhook');
