@@ -10,6 +10,7 @@ import { signInternalRequest } from '@rp/platform';
 import { DEMO_WALLETS, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import { Pool } from 'undici';
 import { profileTable, summariseProfile } from './cpu-profile';
+import { cpuDuring } from './process-cpu';
 import { type Timing, measure, table } from './stats';
 import { machineCaption, writeChart } from './svg-chart';
 
@@ -100,13 +101,27 @@ async function requestsServed(url: string): Promise<number> {
   );
 }
 
+type Target = 'direct' | 'floor' | 'gateway';
+
 interface Round {
-  latency: { direct: Timing; floor: Timing; gateway: Timing };
-  rps: { direct: number; floor: number; gateway: number };
+  latency: Record<Target, Timing>;
+  rps: Record<Target, number>;
+  /**
+   * CPU microseconds per answered call over each target's throughput phase (`/proc/<pid>/stat`): of the target's
+   * own process (the service itself for `direct`) and of the service behind it. Load on the machine changes how many
+   * calls a process gets through, hardly what each one costs, so these compare across runs where throughput cannot.
+   */
+  cpuPerCall: Record<Target, { process?: number; service?: number }>;
 }
 
+const micros = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
+
 function roundReport(round: Round, index: number): string {
-  const { latency, rps } = round;
+  const { latency, rps, cpuPerCall: cpu } = round;
+  const above =
+    cpu.gateway.process !== undefined && cpu.floor.process !== undefined
+      ? cpu.gateway.process - cpu.floor.process
+      : undefined;
   const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
   return [
     `Round ${index + 1}`,
@@ -127,6 +142,9 @@ function roundReport(round: Round, index: number): string {
     `| floor / direct | ${pct(rps.floor / rps.direct)} |`,
     `| **added by the gateway, p50 / p99** (targets <= 0.5 / 1.5 ms) | **${(latency.gateway.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.gateway.p99Ms - latency.direct.p99Ms).toFixed(2)} ms** |`,
     `| added by the floor, p50 / p99 | ${(latency.floor.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.floor.p99Ms - latency.direct.p99Ms).toFixed(2)} ms |`,
+    `| CPU per call, µs: floor process / gateway process (throughput phase) | ${micros(cpu.floor.process)} / ${micros(cpu.gateway.process)} |`,
+    `| **gateway above the floor, CPU µs per call** | **${micros(above)}** |`,
+    `| CPU per call of the service, µs: direct / behind the floor / behind the gateway | ${micros(cpu.direct.service)} / ${micros(cpu.floor.service)} / ${micros(cpu.gateway.service)} |`,
   ].join('\n');
 }
 
@@ -224,16 +242,30 @@ async function main(): Promise<void> {
     // A profile then describes the warm processes only.
     const loadFrom = performance.now();
     const rounds: Round[] = [];
+    const pids: Record<Target, number | undefined> = {
+      direct: subscription.pid,
+      floor: floor.process.pid,
+      gateway: gateway.pid,
+    };
     for (let r = 0; r < REPEATS; r += 1) {
       const latency = {} as Round['latency'];
       const rps = {} as Round['rps'];
+      const cpuPerCall = {} as Round['cpuPerCall'];
       for (const target of ['direct', 'floor', 'gateway'] as const) {
         latency[target] = await measure(`GET ${PATH}, ${names[target]}`, RUNS, targets[target], 200);
       }
       for (const target of ['direct', 'floor', 'gateway'] as const) {
-        rps[target] = await throughput(SECONDS, CONCURRENCY, targets[target]);
+        const { result, cpuMicros } = await cpuDuring({ process: pids[target], service: subscription.pid }, () =>
+          throughput(SECONDS, CONCURRENCY, targets[target]),
+        );
+        rps[target] = result;
+        const calls = result * SECONDS;
+        cpuPerCall[target] = {
+          process: cpuMicros.process === undefined ? undefined : cpuMicros.process / calls,
+          service: cpuMicros.service === undefined ? undefined : cpuMicros.service / calls,
+        };
       }
-      rounds.push({ latency, rps });
+      rounds.push({ latency, rps, cpuPerCall });
     }
     const served = { gateway: await requestsServed(gateway.url), subscription: await requestsServed(subscription.url) };
 
