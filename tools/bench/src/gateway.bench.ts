@@ -50,7 +50,12 @@ async function startFloor(target: string): Promise<{ url: string; process: Child
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'), target, String(port)],
+    [
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-name=floor.cpuprofile'] : []),
+      join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'),
+      target,
+      String(port),
+    ],
     {
       stdio: 'inherit',
     },
