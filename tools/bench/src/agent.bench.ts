@@ -60,10 +60,7 @@ interface Round {
 }
 
 const logged = (agent: AppProcess, msg: string) =>
-  agent.lines
-    .map((line) => line.slice(line.indexOf('{')))
-    .filter((line) => line.includes(`"msg":"${msg}"`))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  agent.lines.map((line) => line.slice(line.indexOf('{'))).filter((line) => line.includes(`"msg":"${msg}"`)).map((line) => JSON.parse(line) as Record<string, unknown>);
 
 async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -76,13 +73,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 12
 }
 
 const rssMb = (pid: number | undefined) =>
-  pid
-    ? Number(
-        execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
-          .toString()
-          .trim(),
-      ) / 1024
-    : 0;
+  pid ? Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024 : 0;
 
 /**
  * The agent as a real process (`NODE_ENV=production`) with the real subscription, txb, notifications (its risk
@@ -105,11 +96,7 @@ async function main(): Promise<void> {
     CONTRACT_RPC_URL: sandbox.rpcUrl,
     RMS_ADMIN_API_KEY: ADMIN,
   });
-  const txb = await start('txb', {
-    REDIS_URL,
-    CONTRACT_RPC_URL: sandbox.rpcUrl,
-    TXB_UNWIND_RECEIVER: scenario.swapReceiver,
-  });
+  const txb = await start('txb', { REDIS_URL, CONTRACT_RPC_URL: sandbox.rpcUrl, TXB_UNWIND_RECEIVER: scenario.swapReceiver });
   const notifications = await start('notifications', {
     REDIS_URL,
     DATABASE_URL: 'sqlite://memory',
@@ -148,9 +135,7 @@ async function main(): Promise<void> {
           BLEND_POOL_FACTORY: scenario.poolFactory,
         });
         try {
-          await until('a presigned close', () =>
-            logged(agent, 'presigned close ready').length > 0 ? true : undefined,
-          );
+          await until('a presigned close', () => (logged(agent, 'presigned close ready').length > 0 ? true : undefined));
           const before = sandbox.ledger.latest.sequence;
           sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, price);
           const confirmed = await until('the confirmed close', () => logged(agent, 'close confirmed')[0]);

@@ -68,10 +68,7 @@ const position: UnwindPosition = { reserves, positions, prices };
 const quote = { tokenIn: XLM, tokenOut: USDC, amountIn: 10_000n * UNIT, amountOut: 2_791n * UNIT };
 const plan = planUnwindWithSwap(position, { balances: new Map() }, 100, quote, RECEIVER) as UnwindPlan;
 const now = Math.floor(Date.now() / 1000);
-const envelope = new TransactionBuilder(new Account(WALLET, '100'), {
-  fee: '250000',
-  networkPassphrase: Networks.TESTNET,
-})
+const envelope = new TransactionBuilder(new Account(WALLET, '100'), { fee: '250000', networkPassphrase: Networks.TESTNET })
   .addOperation(unwindOperation(POOL, WALLET, plan))
   .setTimebounds(0, now + 300)
   .build()
@@ -94,17 +91,10 @@ const context: CloseSigningContext = {
 
 async function main(): Promise<void> {
   if (!verifyCloseTransaction(envelope, context).ok) throw new Error('the bench envelope does not pass the rule');
-  const timing = await measure(
-    'verifyCloseTransaction (flash-loan unwind)',
-    RUNS,
-    async () => verifyCloseTransaction(envelope, context),
-    200,
-  );
+  const timing = await measure('verifyCloseTransaction (flash-loan unwind)', RUNS, async () => verifyCloseTransaction(envelope, context), 200);
   process.stdout.write(`signing rule bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${RUNS} runs\n\n`);
   process.stdout.write('| check | runs | median ms | p99 ms | mean ms |\n|---|---|---|---|---|\n');
-  process.stdout.write(
-    `| ${timing.name} | ${timing.runs} | ${timing.medianMs} | ${timing.p99Ms} | ${timing.meanMs} |\n`,
-  );
+  process.stdout.write(`| ${timing.name} | ${timing.runs} | ${timing.medianMs} | ${timing.p99Ms} | ${timing.meanMs} |\n`);
 }
 
 void main();
