@@ -10,6 +10,7 @@ import { signInternalRequest } from '@rp/platform';
 import { DEMO_WALLETS, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import { Pool } from 'undici';
 import { profileTable, summariseProfile } from './cpu-profile';
+import { cpuDuring } from './process-cpu';
 import { type Timing, measure, table } from './stats';
 import { machineCaption, writeChart } from './svg-chart';
 
@@ -29,6 +30,8 @@ const PURCHASES = Number(process.env['BENCH_PURCHASES'] ?? 10);
 /** Write V8 CPU profiles of the gateway and the service here, and summarise where a request's time goes. */
 const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 const PATH = '/api/v1/keys/me';
+/** Untimed calls before each target's sequential ones (counted in its CPU per sequential call). */
+const SEQUENTIAL_WARMUP = 200;
 
 const spawnedAt = new Map<string, number>();
 
@@ -49,7 +52,12 @@ async function startFloor(target: string): Promise<{ url: string; process: Child
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'), target, String(port)],
+    [
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-name=floor.cpuprofile'] : []),
+      join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'),
+      target,
+      String(port),
+    ],
     {
       stdio: 'inherit',
     },
@@ -100,13 +108,37 @@ async function requestsServed(url: string): Promise<number> {
   );
 }
 
+type Target = 'direct' | 'floor' | 'gateway';
+
 interface Round {
-  latency: { direct: Timing; floor: Timing; gateway: Timing };
-  rps: { direct: number; floor: number; gateway: number };
+  latency: Record<Target, Timing>;
+  rps: Record<Target, number>;
+  /**
+   * CPU microseconds per answered call over each target's throughput phase (`/proc/<pid>/stat`): of the target's
+   * own process (the service itself for `direct`) and of the service behind it. Load on the machine changes how many
+   * calls a process gets through, hardly what each one costs, so these compare across runs where throughput cannot.
+   */
+  cpuPerCall: Record<Target, { process?: number; service?: number }>;
+  /** The same over the sequential calls of the latency phase: one call at a time, nothing shared between calls. */
+  cpuPerSequentialCall: Record<Target, { process?: number; service?: number }>;
 }
 
+/** Microseconds per call of what `cpuDuring` measured over `calls` calls. */
+function perCall(cpu: { process?: number; service?: number }, calls: number) {
+  return {
+    process: cpu.process === undefined ? undefined : cpu.process / calls,
+    service: cpu.service === undefined ? undefined : cpu.service / calls,
+  };
+}
+
+const micros = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
+
 function roundReport(round: Round, index: number): string {
-  const { latency, rps } = round;
+  const { latency, rps, cpuPerCall: cpu, cpuPerSequentialCall: sequential } = round;
+  const aboveFloor = (of: Round['cpuPerCall']) =>
+    of.gateway.process !== undefined && of.floor.process !== undefined
+      ? of.gateway.process - of.floor.process
+      : undefined;
   const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
   return [
     `Round ${index + 1}`,
@@ -127,6 +159,11 @@ function roundReport(round: Round, index: number): string {
     `| floor / direct | ${pct(rps.floor / rps.direct)} |`,
     `| **added by the gateway, p50 / p99** (targets <= 0.5 / 1.5 ms) | **${(latency.gateway.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.gateway.p99Ms - latency.direct.p99Ms).toFixed(2)} ms** |`,
     `| added by the floor, p50 / p99 | ${(latency.floor.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.floor.p99Ms - latency.direct.p99Ms).toFixed(2)} ms |`,
+    `| CPU per call, µs: floor process / gateway process (throughput phase) | ${micros(cpu.floor.process)} / ${micros(cpu.gateway.process)} |`,
+    `| **gateway above the floor, CPU µs per call** (throughput phase) | **${micros(aboveFloor(cpu))}** |`,
+    `| CPU per call of the service, µs: direct / behind the floor / behind the gateway | ${micros(cpu.direct.service)} / ${micros(cpu.floor.service)} / ${micros(cpu.gateway.service)} |`,
+    `| CPU per sequential call, µs: floor process / gateway process (latency phase) | ${micros(sequential.floor.process)} / ${micros(sequential.gateway.process)} |`,
+    `| **gateway above the floor, CPU µs per sequential call** | **${micros(aboveFloor(sequential))}** |`,
   ].join('\n');
 }
 
@@ -224,16 +261,31 @@ async function main(): Promise<void> {
     // A profile then describes the warm processes only.
     const loadFrom = performance.now();
     const rounds: Round[] = [];
+    const pids: Record<Target, number | undefined> = {
+      direct: subscription.pid,
+      floor: floor.process.pid,
+      gateway: gateway.pid,
+    };
     for (let r = 0; r < REPEATS; r += 1) {
       const latency = {} as Round['latency'];
       const rps = {} as Round['rps'];
+      const cpuPerCall = {} as Round['cpuPerCall'];
+      const cpuPerSequentialCall = {} as Round['cpuPerSequentialCall'];
       for (const target of ['direct', 'floor', 'gateway'] as const) {
-        latency[target] = await measure(`GET ${PATH}, ${names[target]}`, RUNS, targets[target], 200);
+        const { result, cpuMicros } = await cpuDuring({ process: pids[target], service: subscription.pid }, () =>
+          measure(`GET ${PATH}, ${names[target]}`, RUNS, targets[target], SEQUENTIAL_WARMUP),
+        );
+        latency[target] = result;
+        cpuPerSequentialCall[target] = perCall(cpuMicros, RUNS + SEQUENTIAL_WARMUP);
       }
       for (const target of ['direct', 'floor', 'gateway'] as const) {
-        rps[target] = await throughput(SECONDS, CONCURRENCY, targets[target]);
+        const { result, cpuMicros } = await cpuDuring({ process: pids[target], service: subscription.pid }, () =>
+          throughput(SECONDS, CONCURRENCY, targets[target]),
+        );
+        rps[target] = result;
+        cpuPerCall[target] = perCall(cpuMicros, result * SECONDS);
       }
-      rounds.push({ latency, rps });
+      rounds.push({ latency, rps, cpuPerCall, cpuPerSequentialCall });
     }
     const served = { gateway: await requestsServed(gateway.url), subscription: await requestsServed(subscription.url) };
 

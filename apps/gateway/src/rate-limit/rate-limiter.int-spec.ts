@@ -175,6 +175,24 @@ describe('the rate limiter on Redis', () => {
     expect(await quiet.take('key:calm', SLOW, 0)).toMatchObject({ remaining: 118 });
   });
 
+  it('counts every decision once in rate_limit_decisions_total, those spent from a lease included', async () => {
+    const registry = new Registry();
+    const busy = limiter(await client(), registry);
+    const count = (text: string, store: string) =>
+      Number(
+        new RegExp(`rate_limit_decisions_total\\{store="${store}",outcome="allowed"\\} (\\d+)`).exec(text)?.[1] ?? 0,
+      );
+    for (let i = 0; i < 60; i += 1) await busy.take('key:counted', SLOW);
+    const first = await registry.metrics();
+    expect(count(first, 'lease')).toBeGreaterThan(0);
+    expect(count(first, 'redis') + count(first, 'lease')).toBe(60);
+    // Read again, and after more calls: counted once, never reset by a scrape.
+    expect(await registry.metrics()).toBe(first);
+    for (let i = 0; i < 40; i += 1) await busy.take('key:counted', SLOW);
+    const second = await registry.metrics();
+    expect(count(second, 'redis') + count(second, 'lease')).toBe(100);
+  });
+
   it('limits in process when Redis is not there, answering at once', async () => {
     const registry = new Registry();
     const dead = limiter(await client({ host: '127.0.0.1', port: await closedPort(), db: 0 }, 200), registry);
