@@ -6,3 +6,4 @@ export * from './redis';
 export * from './settings-cli';
 export * from './buy-key';
 export * from './helm-readme';
+export * from './stack/app-wiring';
