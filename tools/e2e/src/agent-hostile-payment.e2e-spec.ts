@@ -6,7 +6,7 @@
  * agent keeps protecting from the ledger: the critical position is closed, confirmed on the ledger.
  */
 import { join } from 'node:path';
-import { type AppProcess, WORKSPACE_ROOT } from '@rp/dev';
+import { type AppProcess, WORKSPACE_ROOT, openBorrower } from '@rp/dev';
 import type { ExactRequirements } from '@rp/ledger';
 import { LedgerRpc, LedgerWallet } from '@rp/ledger';
 import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
@@ -14,7 +14,6 @@ import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { AgentStatus } from './support/agent-stack';
-import { openBorrower } from './support/borrowers';
 import { type HostilePaymentGateway, startHostilePaymentGateway } from './support/hostile-payment-gateway';
 import { startApp } from './support/running-apps';
 

@@ -8,7 +8,7 @@
  * critical position is still closed, built by the agent from the ledger and confirmed.
  */
 import { join } from 'node:path';
-import { type AppProcess, WORKSPACE_ROOT } from '@rp/dev';
+import { type AppProcess, WORKSPACE_ROOT, openBorrower } from '@rp/dev';
 import {
   LedgerRpc,
   LedgerWallet,
@@ -36,7 +36,6 @@ import {
   xdr,
 } from '@stellar/stellar-sdk';
 import type { AgentStatus } from './support/agent-stack';
-import { openBorrower } from './support/borrowers';
 import { type HostileBuild, type HostileServiceGateway, startHostileServiceGateway } from './support/hostile-service-gateway';
 import { startApp } from './support/running-apps';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppProcess, WORKSPACE_ROOT } from '@rp/dev';
+import { type AppProcess, WORKSPACE_ROOT, openBorrower } from '@rp/dev';
 import {
   BlendPoolReader,
   LedgerRpc,
@@ -17,7 +17,6 @@ import { type LoadedScenario, type RunningSandbox, startSandbox } from '@rp/sand
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { Networks, type Transaction, TransactionBuilder } from '@stellar/stellar-sdk';
-import { openBorrower } from './borrowers';
 import { ADMIN_KEY } from './paid-stack';
 import { startApp } from './running-apps';
 import { redisDatabase } from './txb-stack';

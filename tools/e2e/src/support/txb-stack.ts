@@ -8,11 +8,10 @@ import type {
   ProposalView,
   TxbWarning,
 } from '@rp/contracts';
-import type { AppProcess } from '@rp/dev';
+import { type AppProcess, openBorrower } from '@rp/dev';
 import { BlendPoolReader, LedgerRpc, LedgerWallet, summarizePositions } from '@rp/ledger';
 import { DEMO_WALLETS, type LoadedScenario, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import { Networks, TransactionBuilder } from '@stellar/stellar-sdk';
-import { openBorrower } from './borrowers';
 import { ADMIN_KEY } from './paid-stack';
 import { REDIS_URL, startApp } from './running-apps';
 
