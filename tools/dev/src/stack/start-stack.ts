@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LedgerWallet } from '@rp/ledger';
+import { BlendPoolReader, LedgerRpc, LedgerWallet, summarizePositions } from '@rp/ledger';
 import {
   type LoadedScenario,
   type RunningSandbox,
@@ -13,6 +13,7 @@ import {
 } from '@rp/sandbox';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
+import { Networks, TransactionBuilder } from '@stellar/stellar-sdk';
 import { AppProcess } from '../app-process';
 import { freePort } from '../ports';
 import { APP_WIRING, type AppName, START_ORDER, type WiringContext, wiredSettings } from './app-wiring';
@@ -74,6 +75,11 @@ export interface Stack {
   adminKey: string;
   internalToken: string;
   redisUrl: string;
+  /** The sandbox's RPC, as the apps read it. */
+  ledger: LedgerRpc;
+  /** Balances in base units (7 decimals) of the demo scenario's USDC and XLM. */
+  usdc(owner: string): bigint;
+  xlm(owner: string): bigint;
   /** The settings a new process of `app` gets (wiring, stack settings, `env`). */
   settingsOf(app: AppName, options?: StartOptions): Record<string, string | undefined>;
   /** Starts one more process of `app` (an agent per test, another worker) and waits until it is ready. */
@@ -86,6 +92,10 @@ export interface Stack {
   borrower(position: BorrowerPosition, label?: string): StackWallet;
   /** A fresh wallet funded with `xlm` (10 by default) and `usdc` base units of USDC. */
   wallet(funds: { usdc?: bigint; xlm?: bigint }, label?: string): StackWallet;
+  /** The wallet's position in the demo pool as the ledger has it now: reserves held, health factor (7 decimals). */
+  position(wallet: string): Promise<{ collateral: number; liabilities: number; healthFactor: bigint | null }>;
+  /** Signs a built transaction (XDR) with the wallet's own key: the wallet's side of a txb flow. */
+  sign(signer: LedgerWallet | StackWallet, transactionXdr: string): string;
   /** A SQLite file in the stack's folder, new per call (removed on close). */
   databaseUrl(name: string): string;
   close(): Promise<void>;
@@ -199,6 +209,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     if (!scenario) throw new Error('the stack runs the empty scenario');
     return scenario;
   };
+  const ledger = new LedgerRpc({ rpcUrl: sandbox.rpcUrl, network: 'ledger:testnet' });
+  const reader = new BlendPoolReader({ ledger, simulator: ledger, networkPassphrase: Networks.TESTNET });
   return {
     sandbox,
     get scenario() {
@@ -214,6 +226,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     adminKey,
     internalToken,
     redisUrl,
+    ledger,
+    usdc: (owner) => sandbox.control.setup.balance(demo().usdc, owner),
+    xlm: (owner) => sandbox.control.setup.balance(demo().xlm, owner),
     settingsOf,
     start,
     async restart(process) {
@@ -239,6 +254,25 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       sandbox.control.setup.fund(funded.address, xlm * UNIT, `${label} ${wallets}`);
       if (usdc > 0n) sandbox.control.setup.mint(demo().usdc, funded.address, usdc);
       return funded;
+    },
+    async position(wallet) {
+      const pool = await reader.loadPool(demo().pool);
+      const [prices, positions] = await Promise.all([
+        reader.loadPrices(pool),
+        reader.loadPositions(demo().pool, [wallet]),
+      ]);
+      const held = positions.get(wallet) ?? { collateral: new Map(), liabilities: new Map(), supply: new Map() };
+      const summary = summarizePositions(pool.reserves, prices, held);
+      return {
+        collateral: held.collateral.size,
+        liabilities: held.liabilities.size,
+        healthFactor: summary.healthFactor,
+      };
+    },
+    sign(signer, transactionXdr) {
+      const tx = TransactionBuilder.fromXDR(transactionXdr, Networks.TESTNET);
+      ('wallet' in signer ? signer.wallet : signer).signTransaction(tx);
+      return tx.toXDR();
     },
     databaseUrl,
     close,
