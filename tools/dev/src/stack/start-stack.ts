@@ -23,8 +23,12 @@ import { type StackApi, stackApi } from './stack-api';
 /** Admin key of the partner-key and DLQ routes in a stack (a test value, never a real one). */
 export const STACK_ADMIN_KEY = 'e2e-admin-key-0123456789';
 
-/** Settings per app, and for every app (`all`); `undefined` removes a setting the wiring gives. */
-export type StackEnv = Partial<Record<AppName | 'all', Record<string, string | undefined>>>;
+export type Settings = Record<string, string | undefined>;
+/**
+ * Settings per app, and for every app (`all`); `undefined` removes a setting the wiring gives. A function gets
+ * what the wiring gives the app (to add to a list: `NOTIFICATIONS_WEBHOOK_HOSTS`).
+ */
+export type StackEnv = Partial<Record<AppName | 'all', Settings | ((wired: Record<string, string>) => Settings)>>;
 
 export interface StackOptions {
   /** The apps to start (in START_ORDER, whatever the order here); apps may also be added later (`start`). */
@@ -57,7 +61,7 @@ export interface StackWallet {
 }
 
 export interface StartOptions {
-  env?: Record<string, string | undefined>;
+  env?: Settings;
   role?: string;
   nodeArgs?: readonly string[];
 }
@@ -147,6 +151,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const files = Object.fromEntries((options.files ?? []).map((app) => [app, databaseUrl(app)]));
   const settingsOf = (app: AppName, { env, role }: StartOptions = {}) => {
     const wiring = APP_WIRING[app];
+    const wired = wiredSettings(app, context());
+    const given = (settings: StackEnv[AppName] | undefined) =>
+      typeof settings === 'function' ? settings(wired) : settings;
     return {
       HOST: '127.0.0.1',
       NODE_ENV: 'test',
@@ -154,10 +161,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       INTERNAL_TOKEN: internalToken,
       ...(wiring.database && { DATABASE_URL: files[app] ?? 'sqlite://memory' }),
       ...(app === 'notifications' && { NOTIFICATIONS_KEY_PREFIX: keyPrefix }),
-      ...wiredSettings(app, context()),
+      ...wired,
       ...(role && wiring.roleVariable && { [wiring.roleVariable]: role }),
-      ...options.env?.all,
-      ...options.env?.[app],
+      ...given(options.env?.all),
+      ...given(options.env?.[app]),
       ...env,
     };
   };
