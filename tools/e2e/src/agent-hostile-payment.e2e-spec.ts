@@ -13,7 +13,7 @@ import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@r
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { Keypair } from '@stellar/stellar-sdk';
-import type { AgentStatus } from './support/agent-stack';
+import type { AgentStatus } from './support/agents';
 import { type HostilePaymentGateway, startHostilePaymentGateway } from './support/hostile-payment-gateway';
 import { startApp } from './support/running-apps';
 

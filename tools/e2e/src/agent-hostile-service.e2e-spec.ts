@@ -35,7 +35,7 @@ import {
   nativeToScVal,
   xdr,
 } from '@stellar/stellar-sdk';
-import type { AgentStatus } from './support/agent-stack';
+import type { AgentStatus } from './support/agents';
 import { type HostileBuild, type HostileServiceGateway, startHostileServiceGateway } from './support/hostile-service-gateway';
 import { startApp } from './support/running-apps';
 
