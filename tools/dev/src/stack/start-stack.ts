@@ -168,15 +168,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...env,
     };
   };
-  const ready = async (process: AppProcess) => {
-    try {
-      await process.waitReady(60_000);
-    } catch (error) {
-      await process.stop();
-      throw new Error(`${(error as Error).message}\n${process.lines.slice(-20).join('\n')}`);
-    }
-    return process;
-  };
   const replace = (old: AppProcess, next: AppProcess) => {
     const all = running.get(old.app as AppName) ?? [];
     all[all.indexOf(old)] = next;
@@ -189,7 +180,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       nodeArgs: [...(options.nodeArgs?.[app] ?? []), ...(startOptions.nodeArgs ?? [])],
     });
     running.set(app, [...(running.get(app) ?? []), process]);
-    return ready(process);
+    return whenReady(process);
   };
   const close = async () => {
     const all = [...running.values()].flat().reverse();
@@ -242,14 +233,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await process.stop();
       const next = process.respawn();
       replace(process, next);
-      return ready(next);
+      return whenReady(next);
     },
     async crash(process, whileDown) {
       await process.kill();
       await whileDown?.();
       const next = process.respawn();
       replace(process, next);
-      return ready(next);
+      return whenReady(next);
     },
     borrower(position, label = 'stack borrower') {
       const borrower = fresh();
@@ -284,6 +275,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     databaseUrl,
     close,
   };
+}
+
+/** Waits until the process is ready; if it is not, stops it and throws with its last 20 lines of output. */
+export async function whenReady(process: AppProcess, timeoutMs = 60_000): Promise<AppProcess> {
+  try {
+    await process.waitReady(timeoutMs);
+  } catch (error) {
+    await process.stop();
+    throw new Error(`${(error as Error).message}\n${process.lines.slice(-20).join('\n')}`);
+  }
+  return process;
 }
 
 /** Where the API of a stack without a gateway points (nothing answers). */
