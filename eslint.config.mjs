@@ -63,6 +63,26 @@ const LIBRARY_ONLY_PACKAGES = [
 const LIBRARY_ONLY_SOURCE = '/^(?:@stellar\\/|@x402\\/|(?:mongoose|pg|better-sqlite3|ioredis)(?:\\/|$))/';
 const LIBRARY_ONLY_MESSAGE =
   'Apps reach @stellar/*, @x402/*, database drivers and ioredis only through @rp/* libraries.';
+const APP_SYNTAX = [
+  { selector: `ImportExpression[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
+  { selector: `TSImportType[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
+  {
+    selector: `CallExpression[callee.name='require'][arguments.0.value=${LIBRARY_ONLY_SOURCE}]`,
+    message: LIBRARY_ONLY_MESSAGE,
+  },
+];
+// The agent's modes are implementations chosen once at start (agent-runtime.ts, issue 21 §3): outside its mock
+// mode's folder no code holds the mock or asks whether it is there.
+const AGENT_MODE_SYNTAX = [
+  {
+    selector: "MemberExpression[object.type='ThisExpression'][property.name='mock']",
+    message: 'The agent asks its AgentService, ClosePath or Subscription (chosen once in agent-runtime.ts), never a mock flag.',
+  },
+  {
+    selector: "ImportSpecifier[imported.name='MockService']",
+    message: 'MockService belongs to the mock mode (apps/agent/src/mock/): the rest of the agent sees AgentService.',
+  },
+];
 
 export default [
   ...nx.configs['flat/base'],
@@ -89,15 +109,14 @@ export default [
           patterns: [DEEP_IMPORT, ...LIBRARY_ONLY_PACKAGES.map((pattern) => ({ ...pattern, allowTypeImports: false }))],
         },
       ],
-      'no-restricted-syntax': [
-        'error',
-        { selector: `ImportExpression[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
-        { selector: `TSImportType[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
-        {
-          selector: `CallExpression[callee.name='require'][arguments.0.value=${LIBRARY_ONLY_SOURCE}]`,
-          message: LIBRARY_ONLY_MESSAGE,
-        },
-      ],
+      'no-restricted-syntax': ['error', ...APP_SYNTAX],
+    },
+  },
+  {
+    files: ['apps/agent/src/**/*.ts'],
+    ignores: ['apps/agent/src/mock/**'],
+    rules: {
+      'no-restricted-syntax': ['error', ...APP_SYNTAX, ...AGENT_MODE_SYNTAX],
     },
   },
   {

@@ -2,8 +2,9 @@
  * The monitor end to end, through the gateway with an API key, on real processes: a wallet registers messenger,
  * channelhook and email; the sandbox oracle's XLM price drops step by step; after each change the three stand-ins
  * receive one alert naming the level and the health factor, nothing more inside the cooldown at the same level, the
- * escalation at once; `/risk` shows the health factor the sandbox page shows. How fast an alert follows a price change
- * is measured in tools/bench (`notifications-monitor`), not here.
+ * escalation at once; `/risk` shows the health factor the sandbox page shows, and moving the oracle to the
+ * liquidation price `/risk` reports gives a health factor of 1.0. How fast an alert follows a price change is
+ * measured in tools/bench (`notifications-monitor`), not here.
  */
 import { type Stack, startStack } from '@rp/dev';
 import { fixedToNumber } from '@rp/ledger';
@@ -209,4 +210,20 @@ describe('risk monitoring through the gateway', () => {
     }
     expect(risk).toBe(page);
   }, 600_000);
+
+  it('moving the oracle to the liquidation price /risk reports brings the health factor to 1.0', async () => {
+    const { apiKey: key } = await s.api.partnerKey();
+    await priceXlm(3_000_000n);
+    // 10 000 XLM at $0.30 x 0.75 against 2 000 USDC / 0.95: health factor 1.06875, liquidated near XLM $0.2807.
+    const wallet = s.borrower({ xlm: 10_000n * UNIT, usdc: 2_000n * UNIT }).address;
+    const before = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(before.status).toBe(200);
+    const price = before.body.positions[0].liquidationPrices[s.scenario.xlm] as string;
+    expect(Number(price)).toBeCloseTo(0.2807, 3);
+    // The string has exactly the oracle's decimals: without its point it is the oracle's integer price.
+    await priceXlm(BigInt(price.replace('.', '')));
+    const after = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(after.status).toBe(200);
+    expect(Math.abs(after.body.positions[0].healthFactor - 1)).toBeLessThanOrEqual(0.001);
+  }, 120_000);
 });

@@ -143,6 +143,22 @@ describe('module boundaries', () => {
     ).toEqual([expect.stringContaining('@typescript-eslint/no-restricted-imports')]);
   });
 
+  it("keeps the agent's mock out of every mode but its own (the mode is chosen once at start)", async () => {
+    const asked = 'export class Loop {\n  private readonly mock = undefined;\n  poll(): boolean {\n    return this.mock !== undefined;\n  }\n}\n';
+    expect(await lint('apps/agent/src/loop/fixture.ts', asked)).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: .*never a mock flag/),
+    ]);
+    const held = "import { MockService } from '../mock/mock-service';\nexport const played = MockService;\n";
+    expect(await lint('apps/agent/src/close/fixture.ts', held)).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: MockService belongs to the mock mode/),
+    ]);
+    expect(await lint('apps/agent/src/mock/fixture.ts', held.replace('../mock/', './'))).toEqual([]);
+    // The app's other rules still hold in the agent.
+    expect(await lint('apps/agent/src/loop/fixture.ts', "export const load = () => import('pg');\n")).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: .*only through @rp\/\* libraries/),
+    ]);
+  });
+
   it('accepts an app importing libraries through their entry points', async () => {
     const errors = await lint(
       'apps/txb/src/fixture.ts',

@@ -2,8 +2,8 @@ import type { PresignedCache } from '../close/presigned-cache';
 import type { SigningRefusals } from '../close/signing-refusals';
 import type { Agent } from '../loop/agent';
 import { xlm } from '../loop/agent';
-import type { AgentStore, AuditRecord } from '../store/agent-store';
-import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
+import { type AgentStore, type AuditRecord, decidedAtOf } from '../store/agent-store';
+import type { Subscription } from '../subscription/subscription';
 
 const RECENT_CLOSES = 20;
 /** Nominal ledger close time, to tell how many ledgers a presigned close's time bounds still cover. */
@@ -18,7 +18,7 @@ export function publicAudit(record: AuditRecord) {
     txHash: record.txHash,
     outcome: record.outcome,
     ...(record.error !== undefined && { error: record.error }),
-    decidedAt: record.decidedAt,
+    decidedAt: decidedAtOf(record),
     settledAt: record.settledAt,
   };
 }
@@ -32,7 +32,7 @@ export function publicAudit(record: AuditRecord) {
  */
 export async function statusOf(
   agent: Agent,
-  subscription: SubscriptionKeeper,
+  subscription: Subscription,
   presigned: PresignedCache,
   store: AgentStore,
   wallet: string,

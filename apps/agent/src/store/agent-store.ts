@@ -22,6 +22,9 @@ export interface StoredKey {
 
 export type CloseOutcome = 'submitted' | 'confirmed' | 'failed' | 'skipped';
 
+/** Who built a close, and where a risk snapshot came from: the service, the agent from the ledger, or the mock. */
+export type CloseSource = 'service' | 'ledger' | 'mock';
+
 export interface SnapshotPosition {
   poolAddress: string;
   healthFactor: number | null;
@@ -36,10 +39,13 @@ export interface RiskSnapshot {
   /** Asset -> oracle price as a decimal string; the pool's oracle, read at `ledger`. */
   prices: Record<string, string>;
   ledger: number | null;
-  source: 'service' | 'ledger' | 'mock';
+  source: CloseSource;
 }
 
-/** One close attempt. `decidedAt`/`settledAt` are ISO 8601; `settledAt` is null until the outcome is final. */
+/**
+ * One close attempt. `settledAt` is ISO 8601, null until the outcome is final. The public `decidedAt` is derived from
+ * `decidedAtMs` (`decidedAtOf`); records written before it was derived still carry their own, which is the same.
+ */
 export interface AuditRecord {
   id: string;
   wallet: string;
@@ -48,9 +54,8 @@ export interface AuditRecord {
   txHash: string | null;
   outcome: CloseOutcome;
   error?: string;
-  decidedAt: string;
   settledAt: string | null;
-  /** Internal: for the in-flight check. */
+  /** When the agent decided (ms since the epoch): the cooldown's query and the public `decidedAt`. */
   decidedAtMs: number;
   /** Internal: when this attempt was recorded (one decision may make several attempts); newest first in /status. */
   recordedAtMs: number;
@@ -58,7 +63,12 @@ export interface AuditRecord {
   validUntil: number;
   /** Internal: how the close was made: `presigned` or `rebuilt`, and who built it. */
   path: 'presigned' | 'rebuilt';
-  builtBy: 'service' | 'ledger' | 'mock';
+  builtBy: CloseSource;
+}
+
+/** The decision's time as ISO 8601 (`/status`, the owner's reports). */
+export function decidedAtOf(record: Pick<AuditRecord, 'decidedAtMs'>): string {
+  return new Date(record.decidedAtMs).toISOString();
 }
 
 export interface Lease {

@@ -21,7 +21,8 @@ export class RiskController {
     description:
       'One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued ' +
       "with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health " +
-      'factor is null and the level low.',
+      'factor is null and the level low. Each position also says where it is liquidated: liquidationPrices, ' +
+      'healthFactorIf and liquidationBuffer, in the same integer math.',
   })
   @ApiParam({
     name: 'walletAddress',
@@ -37,7 +38,10 @@ export class RiskController {
     return {
       success: true,
       walletAddress: params.walletAddress,
-      positions: evaluation.positions.map((position) => positionView(position, evaluation.evaluatedAt)),
+      positions: evaluation.positions.map((position) => ({
+        ...positionView(position, evaluation.evaluatedAt),
+        ...position.scenarios(),
+      })),
       evaluatedAt: evaluation.evaluatedAt,
       timestamp: new Date().toISOString(),
     };

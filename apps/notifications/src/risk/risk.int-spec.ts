@@ -123,8 +123,41 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
       liabilityValueUsd: 0,
       recommendedAction: 'HOLD',
       evaluatedAt: body.evaluatedAt,
+      liquidationPrices: { [scenario.usdc]: null },
+      healthFactorIf: { '-5': null, '-10': null, '-20': null, '-30': null },
+      liquidationBuffer: null,
     });
     expect(Date.parse(body.timestamp)).toBeGreaterThanOrEqual(Date.parse(body.evaluatedAt));
+  });
+
+  it('says where the position is liquidated, and the oracle at that price agrees', async () => {
+    const before = (await risk(endangered)).body as RiskResponse;
+    const [blend] = before.positions;
+    // 10 000 XLM collateral at $0.30 (c 0.75) against ~1 900 USDC (l 0.95): HF ~1.125, liquidated near $0.2667.
+    expect(Object.keys(blend.liquidationPrices)).toEqual([scenario.xlm]);
+    const liquidationPrice = blend.liquidationPrices[scenario.xlm] as string;
+    expect(liquidationPrice).toMatch(/^0\.[0-9]{7}$/);
+    expect(Number(liquidationPrice)).toBeCloseTo(0.2667, 3);
+    // XLM is the only collateral: the uniform drop is XLM's own drop to its liquidation price (to 0.001 %).
+    expect(blend.liquidationBuffer).toBeCloseTo((1 - Number(liquidationPrice) / 0.3) * 100, 3);
+    const hfIf = blend.healthFactorIf;
+    expect([hfIf['-5'], hfIf['-10'], hfIf['-20'], hfIf['-30']]).toEqual(
+      [0.95, 0.9, 0.8, 0.7].map((kept) => expect.closeTo((blend.healthFactor as number) * kept, 5)),
+    );
+
+    // XLM 10 % down is what healthFactorIf["-10"] said (the debt accrues meanwhile: to 6 decimals).
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 2_700_000n);
+    sandbox.ledger.closeLedger();
+    const down = (await risk(endangered)).body as RiskResponse;
+    expect(down.positions[0].healthFactor).toBeCloseTo(hfIf['-10'] as number, 6);
+
+    // At the liquidation price the pool's health factor is at most 1.0, and just above it.
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, BigInt(liquidationPrice.replace('.', '')));
+    sandbox.ledger.closeLedger();
+    const at = (await risk(endangered)).body as RiskResponse;
+    expect(at.positions[0].healthFactor).toBeLessThanOrEqual(1);
+    expect(at.positions[0].healthFactor).toBeGreaterThan(0.99999);
+    expect(at.positions[0].liquidationBuffer).toBe(0);
   });
 
   it('follows the oracle: XLM at $0.28 makes the position critical', async () => {

@@ -9,6 +9,8 @@ import {
 } from '@rp/ledger';
 import { PayerCooldownRepository } from './payer-cooldown.repository';
 import { PaymentContext } from './payment-context';
+import { type PaymentOutcome, refused } from './payment-outcome';
+import type { PaymentRefusal } from './payment-refusals';
 import { type PaymentRecord, PaymentRepository } from './payment.repository';
 import { type LeasedLane, SettlementLanes } from './settlement-lanes.service';
 
@@ -20,19 +22,6 @@ const MIN_LIFETIME_S = 15;
 const TIME_BOUND_MARGIN_MS = 10_000;
 const POLL_MS = 250;
 const RESEND_MS = 2_000;
-
-/** What happened to a settlement, as the payment service needs it. */
-export type SettlementResult =
-  | { state: 'settled'; record: PaymentRecord }
-  | { state: 'failed'; record: PaymentRecord }
-  /** Sent, not final within the request's bound: the reconciler finishes it. */
-  | { state: 'settling'; record: PaymentRecord }
-  /** Nothing was applied and nothing will be; the record was released, the same payment may come again. */
-  | {
-      state: 'not_sent';
-      reason: 'lanes_busy' | 'fee_too_high' | 'rejected' | 'expired' | 'ledger_unavailable' | 'auth_too_short';
-      detail: string;
-    };
 
 /** The timing a settlement is built with: where the ledger is and how fast it moves. */
 export interface SettlementTiming {
@@ -46,7 +35,9 @@ export type Resolution = 'settled' | 'failed' | 'pending' | 'released';
 /**
  * Settles a verified, reserved payment: leases a lane, builds and signs the settlement (our resources, our fee cap),
  * records its hash, and only then sends it; then follows it with `getTransaction` until it is final or the
- * request's bound runs out. A record is never released once a send was attempted, unless the ledger proves nothing
+ * request's bound runs out. It answers the payment's outcome itself: paid, settling (sent, not final within the
+ * request's bound: the reconciler finishes it), or refused; a refusal before anything was applied releases the
+ * record, so the same payment may come again. A record is never released once a send was attempted, unless the ledger proves nothing
  * can land (the network rejected it and holds no copy, or its time bound has passed and no ledger holds it).
  */
 @Injectable()
@@ -66,23 +57,25 @@ export class SettlementService {
     simulation: SettlementSimulation,
     timing: SettlementTiming,
     deadline: number,
-  ): Promise<SettlementResult> {
+  ): Promise<PaymentOutcome> {
     const { settings, ledger } = this.context.current();
+    const retryAfterSeconds = Math.max(1, timing.closeSeconds);
     const lifetime = Math.min(
       SETTLEMENT_LIFETIME_S,
       (reserved.authExpiresLedger - timing.currentLedger - 1) * timing.closeSeconds,
     );
     if (lifetime < MIN_LIFETIME_S) {
-      return this.notSent(reserved, 'auth_too_short', `the authorization dies within ${lifetime} s`);
+      // Not worth a settlement (it would fail, at our cost): the payment's own expiration rule.
+      return this.notSent(reserved, { kind: 'rule', rule: 'expired' });
     }
     const lane = await this.lanes.lease(Math.min(deadline, Date.now() + settings.settlementTimeoutMs / 2));
-    if (!lane) return this.notSent(reserved, 'lanes_busy', 'every settlement lane is busy');
+    if (!lane) return this.notSent(reserved, { kind: 'busy', reason: 'every settlement lane is busy', retryAfterSeconds });
     let sequence: string;
     try {
       sequence = await accountSequence(ledger, lane.key.publicKey());
     } catch (error) {
       await this.lanes.release(lane);
-      return this.notSent(reserved, 'ledger_unavailable', (error as Error).message);
+      return this.notSent(reserved, { kind: 'ledger_unavailable', detail: (error as Error).message });
     }
     const validUntil = Math.floor(Date.now() / 1000) + lifetime;
     let settlement: ReturnType<typeof buildSettlement>;
@@ -99,7 +92,9 @@ export class SettlementService {
       });
     } catch (error) {
       await this.lanes.release(lane);
-      if (error instanceof SettlementFeeTooHighError) return this.notSent(reserved, 'fee_too_high', error.message);
+      if (error instanceof SettlementFeeTooHighError) {
+        return this.notSent(reserved, { kind: 'busy', reason: error.message, retryAfterSeconds });
+      }
       throw error;
     }
     const record = await this.payments.markSettling(reserved.id, {
@@ -120,7 +115,7 @@ export class SettlementService {
       },
       'sending settlement',
     );
-    return this.sendAndWatch(record, settlement.envelope, lane, deadline);
+    return this.sendAndWatch(record, settlement.envelope, lane, deadline, retryAfterSeconds);
   }
 
   /**
@@ -176,7 +171,8 @@ export class SettlementService {
     envelope: string,
     lane: LeasedLane,
     deadline: number,
-  ): Promise<SettlementResult> {
+    retryAfterSeconds: number,
+  ): Promise<PaymentOutcome> {
     const accepted = await this.send(envelope);
     if (accepted === 'rejected') {
       // Rejected at submission means not applied, unless an earlier copy (a lost reply) made it: ask first.
@@ -184,15 +180,17 @@ export class SettlementService {
       if (resolution === 'pending') {
         await this.payments.release(record.id, 'settling');
         await this.lanes.release(lane);
-        return { state: 'not_sent', reason: 'rejected', detail: 'the network refused the settlement' };
+        return refused({ kind: 'busy', reason: 'the network refused the settlement', retryAfterSeconds });
       }
-      return this.finish(resolution, latest, lane);
+      return this.finish(resolution, latest, lane, retryAfterSeconds);
     }
     let lastSent = Date.now();
     for (;;) {
       const { resolution, record: latest } = await this.resolve(record);
-      if (resolution !== 'pending') return this.finish(resolution, latest, lane);
-      if (Date.now() + POLL_MS >= deadline) return { state: 'settling', record: latest };
+      if (resolution !== 'pending') return this.finish(resolution, latest, lane, retryAfterSeconds);
+      if (Date.now() + POLL_MS >= deadline) {
+        return { kind: 'settling', record: latest, txHash: latest.txHash ?? '', retryAfterSeconds };
+      }
       if (Date.now() - lastSent >= RESEND_MS) {
         // The same envelope again: a reply may have been lost, or the network dropped it from its queue (a copy
         // still there answers DUPLICATE; an applied one is found by the lookup above first).
@@ -215,11 +213,18 @@ export class SettlementService {
     }
   }
 
-  private async finish(resolution: Resolution, record: PaymentRecord, lane: LeasedLane): Promise<SettlementResult> {
+  private async finish(
+    resolution: Resolution,
+    record: PaymentRecord,
+    lane: LeasedLane,
+    retryAfterSeconds: number,
+  ): Promise<PaymentOutcome> {
     await this.lanes.release(lane);
-    if (resolution === 'settled') return { state: 'settled', record };
-    if (resolution === 'failed') return { state: 'failed', record };
-    return { state: 'not_sent', reason: 'expired', detail: 'the settlement was never applied before its time bound' };
+    if (resolution === 'settled') return { kind: 'paid', record, recovered: false };
+    if (resolution === 'failed') {
+      return refused({ kind: 'failed_on_ledger', txHash: record.txHash, failure: record.failure ?? '' });
+    }
+    return refused({ kind: 'busy', reason: 'the settlement was never applied before its time bound', retryAfterSeconds });
   }
 
   /** The record after a transition, or as someone else left it when this caller's transition did not apply. */
@@ -235,12 +240,9 @@ export class SettlementService {
     return { resolution: 'pending', record: latest };
   }
 
-  private async notSent(
-    reserved: PaymentRecord,
-    reason: Extract<SettlementResult, { state: 'not_sent' }>['reason'],
-    detail: string,
-  ): Promise<SettlementResult> {
+  /** Nothing was applied and nothing will be: the record is released, the same payment may come again. */
+  private async notSent(reserved: PaymentRecord, refusal: PaymentRefusal): Promise<PaymentOutcome> {
     await this.payments.release(reserved.id, 'reserved');
-    return { state: 'not_sent', reason, detail };
+    return refused(refusal);
   }
 }

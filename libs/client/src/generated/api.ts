@@ -338,7 +338,7 @@ export interface paths {
         };
         /**
          * A wallet's positions in the watched pools, with their risk
-         * @description One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health factor is null and the level low.
+         * @description One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health factor is null and the level low. Each position also says where it is liquidated: liquidationPrices, healthFactorIf and liquidationBuffer, in the same integer math.
          */
         get: operations["getRisk"];
         put?: never;
@@ -2121,6 +2121,31 @@ export interface operations {
                             recommendedAction: "HOLD" | "WATCH" | "REPAY" | "LIQUIDATE";
                             /** Format: date-time */
                             evaluatedAt: string;
+                            /**
+                             * @description Per collateral asset (C-address): the highest oracle price, in USD as a decimal string with the oracle's decimals, at which the health factor is at most 1.0 with every other price unchanged, solved in the pool's integer math. For an asset also borrowed more than it backs (after the factors), the lowest price, rising. null when no price of that asset alone brings the health factor to 1.0 (no debt, or the other collateral covers the debt). Below 1.0 already: the price the asset must exceed.
+                             * @example {
+                             *       "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC": "0.2566666"
+                             *     }
+                             */
+                            liquidationPrices: {
+                                [key: string]: string | null;
+                            };
+                            /** @description The health factor with every collateral asset's price down by 5, 10, 20 and 30 % together (prices floored); debt prices unchanged, except a collateral asset that is also borrowed, whose debt moves with it. null without debt. */
+                            healthFactorIf: {
+                                /** @example 1.0786458 */
+                                "-5": number | null;
+                                /** @example 1.0218749 */
+                                "-10": number | null;
+                                /** @example 0.9083333 */
+                                "-20": number | null;
+                                /** @example 0.7947916 */
+                                "-30": number | null;
+                            };
+                            /**
+                             * @description The smallest uniform collateral price drop, in percent (5 decimals, rounded up), at which the health factor is at most 1.0: 0 when it already is; null without debt or when no drop gets there (the debt is in the collateral assets themselves).
+                             * @example 11.92659
+                             */
+                            liquidationBuffer: number | null;
                         }[];
                         /** Format: date-time */
                         evaluatedAt: string;

@@ -36,11 +36,34 @@ export interface RiskPositionView {
   evaluatedAt: string;
 }
 
+/** The price drops of `healthFactorIf`, in percent, as its keys. */
+export const PRICE_DROP_SCENARIOS = ['-5', '-10', '-20', '-30'] as const;
+export type PriceDropScenario = (typeof PRICE_DROP_SCENARIOS)[number];
+
+/**
+ * What the risk answer adds to the alert fields of a position: where it is liquidated (docs/notifications.md,
+ * "Liquidation prices and scenarios", gives the rounding).
+ */
+export interface RiskPositionScenarios {
+  /**
+   * Collateral asset (C-address) -> the highest oracle price (a decimal string in the oracle's decimals) at which the
+   * health factor is at most 1.0, everything else unchanged; `null` when no price of that asset alone brings it there.
+   */
+  liquidationPrices: Record<string, string | null>;
+  /** The health factor with every collateral asset's price down by that percent together; `null` without debt. */
+  healthFactorIf: Record<PriceDropScenario, number | null>;
+  /** The smallest uniform collateral price drop, in percent, at which the health factor is at most 1.0. */
+  liquidationBuffer: number | null;
+}
+
+/** One position in the risk answer: the alert fields and the liquidation scenarios. */
+export type RiskPosition = RiskPositionView & RiskPositionScenarios;
+
 export interface RiskResponse {
   success: true;
   walletAddress: string;
   /** One entry per watched pool (`RMS_POOLS`) where the wallet has collateral or debt. */
-  positions: RiskPositionView[];
+  positions: RiskPosition[];
   evaluatedAt: string;
   timestamp: string;
 }

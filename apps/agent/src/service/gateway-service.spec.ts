@@ -1,14 +1,18 @@
+import type { RiskResponse } from '@rp/contracts';
 import pino from 'pino';
+import type { CloseBuilder } from '../close/close-builder';
+import type { AgentConfig } from '../config/agent.config';
+import { LedgerService } from '../ledger/ledger-service';
 import type { LedgerView } from '../ledger/ledger-view';
-import { type RiskAnswer, type ServiceClient, ServiceUnavailableError } from '../service/service-client';
-import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
-import { RiskReader } from './risk-reader';
+import type { Subscription } from '../subscription/subscription';
+import { GatewayService } from './gateway-service';
+import { type ServiceClient, ServiceUnavailableError } from './service-client';
 
 const WALLET = 'GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6';
 const POOL = 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA';
 
 /** The risk route's answer as notifications gives it (docs: the agent codes against this shape). */
-const ANSWER: RiskAnswer = {
+const ANSWER: RiskResponse = {
   success: true,
   walletAddress: WALLET,
   positions: [
@@ -22,6 +26,9 @@ const ANSWER: RiskAnswer = {
       liabilityValueUsd: 1900,
       recommendedAction: 'REPAY',
       evaluatedAt: '2026-11-22T12:00:00.000Z',
+      liquidationPrices: { CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC: '0.2666667' },
+      healthFactorIf: { '-5': 1.064, '-10': 1.008, '-20': 0.896, '-30': 0.784 },
+      liquidationBuffer: 11.11111,
     },
   ],
   evaluatedAt: '2026-11-22T12:00:00.000Z',
@@ -37,8 +44,12 @@ describe('where the agent reads its risk', () => {
       return [];
     },
   } as unknown as LedgerView;
-  const withKey = { apiKey: () => 'rp_test_key', keyRejected: async () => undefined } as unknown as SubscriptionKeeper;
-  const withoutKey = { apiKey: () => undefined } as unknown as SubscriptionKeeper;
+  const withKey = { apiKey: () => 'rp_test_key', keyRejected: async () => undefined } as unknown as Subscription;
+  const withoutKey = { apiKey: () => undefined } as unknown as Subscription;
+  const builder = {} as CloseBuilder;
+  /** The gateway-backed service with the ledger-backed one behind it (what the agent runs outside mock mode). */
+  const serviceOf = (watched: string[], client: ServiceClient, subscription: Subscription) =>
+    new GatewayService({} as AgentConfig, WALLET, client, subscription, new LedgerService(watched, ledger, builder, 0, logger), builder, logger);
 
   beforeEach(() => (ledgerPools.length = 0));
 
@@ -50,7 +61,7 @@ describe('where the agent reads its risk', () => {
         return ANSWER;
       },
     } as unknown as ServiceClient;
-    const reader = new RiskReader(WALLET, [], ledger, service, withKey, undefined, logger);
+    const reader = serviceOf([], service, withKey);
     const reading = await reader.read();
     expect(reading.mode).toBe('service');
     expect(reading.positions).toEqual([
@@ -67,7 +78,7 @@ describe('where the agent reads its risk', () => {
         throw new Error('must not be called');
       },
     } as unknown as ServiceClient;
-    const reader = new RiskReader(WALLET, [POOL], ledger, service, withoutKey, undefined, logger);
+    const reader = serviceOf([POOL], service, withoutKey);
     expect((await reader.read()).mode).toBe('degraded');
     expect(ledgerPools).toEqual([[POOL]]);
   });
