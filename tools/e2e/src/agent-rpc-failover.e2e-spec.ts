@@ -3,8 +3,9 @@
  * sandbox, is killed mid-run, the price drops at once, and the agent, reading and building from the ledger itself
  * (no key, no risk service), still decides at its next polls and its close lands, through the second endpoint.
  */
+import { type Stack, startStack } from '@rp/dev';
 import { UNIT } from '@rp/sandbox';
-import { type AgentStack, type AgentStatus, startAgentStack } from './support/agent-stack';
+import { type AgentCalls, type AgentStatus, agentCalls, agentStack } from './support/agents';
 import { type TcpForwarder, startTcpForwarder } from './support/tcp-forwarder';
 
 const CRITICAL_XLM_PRICE = 2_800_000n;
@@ -20,16 +21,18 @@ const rpcOf = (status: AgentStatus) => (status as AgentStatus & { rpc: RpcView }
 const confirmed = (s: AgentStatus) => s.recentCloses.find((close) => close.outcome === 'confirmed');
 
 describe('the agent with two RPC endpoints', () => {
-  let stack: AgentStack;
+  let stack: Stack;
+  let agents: AgentCalls;
   let first: TcpForwarder | undefined;
 
   beforeAll(async () => {
-    stack = await startAgentStack({ redisDb: 15 });
+    stack = await startStack(agentStack({ redisDb: 15 }));
+    agents = agentCalls(stack);
   }, 180_000);
 
   afterAll(async () => {
     await first?.kill();
-    stack?.setXlmPrice(DEMO_XLM_PRICE);
+    agents?.setXlmPrice(DEMO_XLM_PRICE);
     await stack?.close();
   });
 
@@ -38,12 +41,12 @@ describe('the agent with two RPC endpoints', () => {
     first = await startTcpForwarder(Number(direct.port));
     const proxied = new URL(direct.href);
     proxied.port = String(first.port);
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
-    const agent = await stack.agent(owner, {
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
+    const agent = await agents.start(owner, {
       CONTRACT_RPC_URL: `${proxied.href},${direct.href}`,
       POLL_INTERVAL_MS: String(POLL_MS),
     });
-    const watching = await stack.until(
+    const watching = await agents.until(
       agent,
       (s) => s.mode === 'degraded' && s.positions.length === 1 && rpcOf(s).endpoint === proxied.origin,
       'the agent watching the position through the first endpoint',
@@ -53,26 +56,26 @@ describe('the agent with two RPC endpoints', () => {
 
     await first.kill();
     const killedAt = Date.now();
-    stack.setXlmPrice(CRITICAL_XLM_PRICE);
+    agents.setXlmPrice(CRITICAL_XLM_PRICE);
 
-    const closed = await stack.until(agent, (s) => confirmed(s) !== undefined, 'the close confirmed', 90_000);
+    const closed = await agents.until(agent, (s) => confirmed(s) !== undefined, 'the close confirmed', 90_000);
     const close = confirmed(closed);
     expect(close?.riskSnapshot.source).toBe('ledger');
-    expect((await stack.rpc.getTransaction(close?.txHash ?? '')).status).toBe('SUCCESS');
-    expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
+    expect((await stack.ledger.getTransaction(close?.txHash ?? '')).status).toBe('SUCCESS');
+    expect(await agents.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
     // No missed decision: every poll after the kill reached the ledger, one close was decided, none failed.
     expect(agent.lines.filter((line) => line.includes('poll failed'))).toEqual([]);
     expect(closed.recentCloses.filter((entry) => entry.outcome !== 'confirmed')).toEqual([]);
     expect(Date.parse(close?.decidedAt ?? '') - killedAt).toBeLessThan(30 * POLL_MS);
 
     // The first endpoint is tried again after each rest and refused again: between two polls it rests.
-    const failedOver = await stack.until(
+    const failedOver = await agents.until(
       agent,
       (s) => rpcOf(s).endpoint === direct.origin && rpcOf(s).endpoints[0].resting === 'failure',
       'the second endpoint in use, the first resting',
     );
     expect(rpcOf(failedOver).lastCatchUp).toMatchObject({ reason: 'endpoint-changed' });
-    const metrics = await stack.metrics(agent);
+    const metrics = await agents.metrics(agent);
     expect(metrics).toContain(`ledger_rpc_endpoint_in_use{origin="${direct.origin}"} 1`);
     expect(metrics).toContain(`ledger_rpc_endpoint_in_use{origin="${proxied.origin}"} 0`);
   }, 240_000);
