@@ -22,9 +22,9 @@ const TOO_LATE_GRACE_S = 6;
  */
 export class CloseSender {
   constructor(
-    private readonly ledger: LedgerView,
+    readonly ledger: LedgerView,
     private readonly service: ServiceClient,
-    private readonly followIntervalMs: number,
+    readonly followIntervalMs: number,
     private readonly onTrackingFailure: (error: Error) => void = () => undefined,
   ) {}
 
