@@ -26,7 +26,8 @@ export class CloseRepricer {
    * under (its sequence number, now): a refusal (a fee above the cap, a time bound gone) is `CloseRefusedError`.
    */
   resigned(close: ChosenClose, inclusionFee: bigint): ChosenClose {
-    if (!close.rule) throw new CloseRefusedError('TRANSACTION_REFUSED', 'a close the signing rule never checked is not re-signed');
+    if (!close.rule)
+      throw new CloseRefusedError('TRANSACTION_REFUSED', 'a close the signing rule never checked is not re-signed');
     const unsigned = withInclusionFee(close.signed.envelope, inclusionFee);
     const verdict = this.guard.recheck(unsigned, close.rule, undefined, close.builtBy);
     if (!verdict.ok) throw new CloseRefusedError('TRANSACTION_REFUSED', `${verdict.reason}: ${verdict.detail}`);

@@ -33,7 +33,9 @@ describe('a close left out of the ledger is re-priced', () => {
     ledger = await startLedgerSandbox();
     await control('POST', '/control/ledger/limits', { maxSorobanTransactions: LIMIT });
     await control('POST', '/control/congestion', STORM);
-    await until(async () => BigInt((await ledger.rpc.getFeeStats()).sorobanInclusionFee.p95) >= BigInt(STORM.inclusionFee));
+    await until(
+      async () => BigInt((await ledger.rpc.getFeeStats()).sorobanInclusionFee.p95) >= BigInt(STORM.inclusionFee),
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -61,7 +63,9 @@ describe('a close left out of the ledger is re-priced', () => {
   }
 
   it('sends it again at a higher fee until it lands; attempts has the one left out and the one included', async () => {
-    const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 7000 + Math.floor(Math.random() * 10_000) });
+    const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, {
+      index: 7000 + Math.floor(Math.random() * 10_000),
+    });
     const { setup } = ledger.sandbox.control;
     setup.fund(wallet.address, 100n * UNIT, 'resend wallet');
     setup.openPosition(ledger.scenario.pool, {

@@ -56,15 +56,21 @@ export class CloseResend {
       return { final, sent: { txHash: final.hash, attempts } };
     };
     for (;;) {
-      const seen = await this.stateOfAny(attempts.filter((attempt) => attempt.outcome !== 'failed').map((a) => a.txHash));
-      if (seen?.state.state === 'SUCCESS') return done({ state: 'confirmed', ledger: seen.state.ledger, hash: seen.hash }, 'included');
+      const seen = await this.stateOfAny(
+        attempts.filter((attempt) => attempt.outcome !== 'failed').map((a) => a.txHash),
+      );
+      if (seen?.state.state === 'SUCCESS')
+        return done({ state: 'confirmed', ledger: seen.state.ledger, hash: seen.hash }, 'included');
       if (seen?.state.state === 'FAILED') {
         return done({ state: 'failed', error: `ledger FAILED ${seen.state.resultCode}`, hash: seen.hash }, 'failed');
       }
       if (seen?.state.state === 'NOT_FOUND') {
         const { validUntil } = current.signed;
         if (validUntil > 0 && seen.state.closedAt > validUntil + TOO_LATE_GRACE_S) {
-          return done({ state: 'failed', error: 'txTooLate: not included before its time bound', hash: current.signed.hash }, 'expired');
+          return done(
+            { state: 'failed', error: 'txTooLate: not included before its time bound', hash: current.signed.hash },
+            'expired',
+          );
         }
         if (seenLedger !== undefined && seen.state.latestLedger > seenLedger) {
           next = await this.reprice(current, next, apiKey, attempts);
@@ -76,7 +82,11 @@ export class CloseResend {
         }
         seenLedger = seen.state.latestLedger;
       }
-      if (stopped()) return { final: { state: 'failed', error: 'agent stopped while following', hash: current.signed.hash }, sent: { txHash: current.signed.hash, attempts } };
+      if (stopped())
+        return {
+          final: { state: 'failed', error: 'agent stopped while following', hash: current.signed.hash },
+          sent: { txHash: current.signed.hash, attempts },
+        };
       await new Promise((resolve) => setTimeout(resolve, this.sender.followIntervalMs));
     }
   }
@@ -116,9 +126,16 @@ export class CloseResend {
     if (!candidate) return undefined;
     const sent = await this.sender
       .send(candidate.signed, apiKey)
-      .catch((error: unknown) => ({ accepted: false as const, hash: candidate.signed.hash, error: (error as Error).message }));
+      .catch((error: unknown) => ({
+        accepted: false as const,
+        hash: candidate.signed.hash,
+        error: (error as Error).message,
+      }));
     const fee = inclusionFeeOf(candidate.signed.envelope).toString();
-    this.logger.info({ txHash: candidate.signed.hash, replaces: current.signed.hash, fee, accepted: sent.accepted }, 'close re-priced');
+    this.logger.info(
+      { txHash: candidate.signed.hash, replaces: current.signed.hash, fee, accepted: sent.accepted },
+      'close re-priced',
+    );
     if (sent.accepted) {
       for (const attempt of attempts) if (attempt.outcome === 'sent') attempt.outcome = 'not_included';
       attempts.push(sentAttempt(candidate));

@@ -64,7 +64,12 @@ export const REPRICE_FACTOR = 2n;
  * now (`networkInclusionFee`), whichever is higher, lowered to the room `MAX_CLOSE_FEE_STROOPS` leaves beside the
  * resource fee. `undefined` once that is no more than the last bid (the cap is reached: no higher bid is possible).
  */
-export function repricedInclusionFee(lastBid: bigint, ask: bigint, resourceFee: bigint, maxTotalFee: bigint): bigint | undefined {
+export function repricedInclusionFee(
+  lastBid: bigint,
+  ask: bigint,
+  resourceFee: bigint,
+  maxTotalFee: bigint,
+): bigint | undefined {
   const doubled = lastBid * REPRICE_FACTOR;
   const fee = cappedInclusionFee(doubled > ask ? doubled : ask, resourceFee, maxTotalFee);
   return fee > lastBid ? fee : undefined;

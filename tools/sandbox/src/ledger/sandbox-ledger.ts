@@ -271,7 +271,10 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     }
     // Like stellar-core, one transaction per source account waits in the queue at a time.
     const ban = this.banned.get(parsed.hash);
-    if ((ban !== undefined && ban > this.latest.sequence) || this.queue.some((queued) => queued.inner.source === parsed.inner.source)) {
+    if (
+      (ban !== undefined && ban > this.latest.sequence) ||
+      this.queue.some((queued) => queued.inner.source === parsed.inner.source)
+    ) {
       return { status: 'TRY_AGAIN_LATER', hash: parsed.hash };
     }
     const code = checkEnvelope(parsed, this.state, this.nextCloseTime(), this.latest.sequence + 1);

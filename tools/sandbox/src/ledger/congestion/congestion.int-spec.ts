@@ -128,7 +128,10 @@ describe('sandbox congestion', () => {
     const lowHash = await send(lowTx);
     // The same operation and sequence number at a higher fee: core's queue keeps one transaction per source.
     const envelope = xdr.TransactionEnvelope.fromXDR(lowTx.toEnvelope().toXDR());
-    envelope.v1().tx().fee(Number(lowTx.fee) + 900);
+    envelope
+      .v1()
+      .tx()
+      .fee(Number(lowTx.fee) + 900);
     envelope.v1().signatures([]);
     const higher = new Transaction(envelope, sandbox.ledger.passphrase);
     higher.sign(low);
