@@ -125,7 +125,7 @@ export class CloseResend {
     }
     if (!candidate) return undefined;
     const sent = await this.sender
-      .send(candidate.signed, apiKey)
+      .send(candidate.signed, apiKey, true)
       .catch((error: unknown) => ({
         accepted: false as const,
         hash: candidate.signed.hash,
@@ -142,7 +142,7 @@ export class CloseResend {
       return candidate;
     }
     // The earlier attempt still waits in the network's queue: the next ledger tries again, bidding the next step.
-    if (sent.error.includes('TRY_AGAIN_LATER')) return candidate;
+    if (sent.error.includes('TRY_AGAIN_LATER') || sent.error.includes('LEDGER_BUSY')) return candidate;
     attempts.push(sentAttempt(candidate, 'failed', sent.error));
     return undefined;
   }
