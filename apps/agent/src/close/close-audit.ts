@@ -1,10 +1,17 @@
 import type { AgentMetrics } from '../metrics/agent-metrics';
-import type { AgentStore, AuditRecord } from '../store/agent-store';
+import type { AgentStore, AuditRecord, CloseAttempt } from '../store/agent-store';
 import type { Decision } from './close-path';
 
 export type AttemptFields = Pick<AuditRecord, 'txHash' | 'outcome' | 'settledAt' | 'path' | 'builtBy' | 'validUntil'> & {
   error?: string;
+  attempts?: CloseAttempt[];
 };
+
+/** The transactions of a close so far: the newest hash and every attempt. */
+export interface SentTransactions {
+  readonly txHash: string;
+  readonly attempts: CloseAttempt[];
+}
 
 /**
  * The audit of the wallet's closes (DECISIONS.md, Agent): one record per attempt, written before the send (the hash
@@ -38,12 +45,24 @@ export class CloseAudit {
     return record;
   }
 
-  async settle(record: AuditRecord, outcome: 'confirmed' | 'failed', error?: string): Promise<void> {
+  async settle(record: AuditRecord, outcome: 'confirmed' | 'failed', error?: string, sent?: SentTransactions): Promise<void> {
     await this.store.audit.updateOne(
       { id: record.id },
-      { set: { outcome, settledAt: new Date().toISOString(), ...(error !== undefined && { error }) } },
+      {
+        set: {
+          outcome,
+          settledAt: new Date().toISOString(),
+          ...(error !== undefined && { error }),
+          ...(sent && { txHash: sent.txHash, attempts: sent.attempts }),
+        },
+      },
     );
     this.metrics.close(outcome);
+  }
+
+  /** A close re-priced while it is followed: the newest hash and the attempts so far (`/status` shows them). */
+  async sent(record: AuditRecord, sent: SentTransactions): Promise<void> {
+    await this.store.audit.updateOne({ id: record.id }, { set: { txHash: sent.txHash, attempts: sent.attempts } });
   }
 
   /** The attempts still `submitted`: an earlier run stopped before their outcome. */

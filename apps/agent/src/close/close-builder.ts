@@ -1,4 +1,4 @@
-import { cappedInclusionFee, inclusionFeeOf, resourceFeeOf, withInclusionFee } from '@rp/ledger';
+import { cappedInclusionFee, inclusionFeeOf, repricedInclusionFee, resourceFeeOf, withInclusionFee } from '@rp/ledger';
 import type { AgentConfig } from '../config/agent.config';
 import type { LedgerView } from '../ledger/ledger-view';
 import type { BuiltClose } from './built-close';
@@ -39,6 +39,15 @@ export class CloseBuilder {
    */
   underpriced(envelopeXdr: string): boolean {
     return inclusionFeeOf(envelopeXdr) < this.inclusionFeeFor(envelopeXdr, this.ledger.fees.known());
+  }
+
+  /**
+   * The next bid of a close the ledger left out (docs/agent.md, Re-pricing): twice its bid or the network's ask now,
+   * within `MAX_CLOSE_FEE_STROOPS`; `undefined` at the cap.
+   */
+  async nextBid(envelopeXdr: string): Promise<bigint | undefined> {
+    const cap = BigInt(this.config.MAX_CLOSE_FEE_STROOPS);
+    return repricedInclusionFee(inclusionFeeOf(envelopeXdr), await this.ledger.fees.ask(), resourceFeeOf(envelopeXdr), cap);
   }
 
   /** The inclusion fee a close with this envelope's resources is offered at for the network's `ask`. */

@@ -4,6 +4,7 @@ import type { AgentService } from '../service/agent-service';
 import type { Subscription } from '../subscription/subscription';
 import { type BuiltClose, CloseRefusedError } from './built-close';
 import type { CloseBuilder } from './close-builder';
+import { CloseRepricer } from './close-repricer';
 import type { Decision, SignedClose } from './close-path';
 import type { CloseSender } from './close-sender';
 import { type PresignedCache, movedBeyondSlippage, sendable } from './presigned-cache';
@@ -23,6 +24,9 @@ export interface ChosenClose extends SignedClose {
  * passes the rule once more (no I/O) before it is chosen.
  */
 export class CloseChoice {
+  /** Re-signs a close the ledger left out at a higher fee, under the same rule. */
+  readonly repricer: CloseRepricer;
+
   constructor(
     private readonly wallet: LedgerWallet,
     private readonly slippageBps: number,
@@ -34,7 +38,9 @@ export class CloseChoice {
     private readonly subscription: Subscription,
     private readonly passphrase: () => Promise<string>,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.repricer = new CloseRepricer(wallet, builder, guard);
+  }
 
   /** The first attempt takes the presigned close if it is still good; any other builds and signs it again. */
   async choose(decision: Decision, attempt: number, stopped: () => boolean): Promise<ChosenClose> {

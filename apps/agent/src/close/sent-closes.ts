@@ -7,6 +7,7 @@ import { CloseRefusedError } from './built-close';
 import type { CloseAudit } from './close-audit';
 import type { ChosenClose, CloseChoice } from './close-choice';
 import type { ClosePath, Decision, SignedClose } from './close-path';
+import { CloseResend, sentAttempt } from './close-resend';
 import type { CloseSender } from './close-sender';
 import type { PresignedCache } from './presigned-cache';
 
@@ -22,6 +23,7 @@ type Attempt = { readonly done: boolean } | { readonly done: false; readonly has
  */
 export class SentCloses implements ClosePath {
   private stopped = false;
+  private readonly resend: CloseResend;
 
   constructor(
     private readonly choice: CloseChoice,
@@ -32,7 +34,9 @@ export class SentCloses implements ClosePath {
     private readonly report: CloseReport,
     private readonly metrics: AgentMetrics,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.resend = new CloseResend(sender, choice.repricer, logger);
+  }
 
   stop(): void {
     this.stopped = true;
@@ -85,7 +89,10 @@ export class SentCloses implements ClosePath {
     return gone;
   }
 
-  /** One attempt: audited, sent, followed; `done` once confirmed, else the hash and why it failed. */
+  /**
+   * One attempt: audited, sent, followed and re-priced while the ledger leaves it out (`CloseResend`); `done` once
+   * confirmed, else the newest hash and why it failed. Every transaction sent is in the record's `attempts`.
+   */
   private async sendAndFollow(decision: Decision, decidedAtMs: number, chosen: ChosenClose): Promise<Attempt> {
     const pool = decision.poolAddress;
     const { signed, builtBy, path } = chosen;
@@ -96,11 +103,13 @@ export class SentCloses implements ClosePath {
       path,
       builtBy,
       validUntil: signed.validUntil,
+      attempts: [sentAttempt(chosen)],
     });
     const sentAt = Date.now();
     this.metrics.decisionToSend((sentAt - decidedAtMs) / 1000, path);
+    const apiKey = builtBy === 'service' ? this.subscription.apiKey() : undefined;
     const sent = await this.sender
-      .send(signed, builtBy === 'service' ? this.subscription.apiKey() : undefined)
+      .send(signed, apiKey)
       .catch((error: unknown) => ({ accepted: false as const, hash: signed.hash, error: (error as Error).message }));
     this.logger.info(
       {
@@ -117,25 +126,30 @@ export class SentCloses implements ClosePath {
       sent.accepted ? 'close sent' : 'close refused at submission',
     );
     if (!sent.accepted) {
-      await this.audit.settle(record, 'failed', sent.error);
+      await this.audit.settle(record, 'failed', sent.error, {
+        txHash: signed.hash,
+        attempts: [sentAttempt(chosen, 'failed', sent.error)],
+      });
       this.presigned.drop(pool);
       return { done: false, hash: signed.hash, error: sent.error };
     }
-    const facts = { poolAddress: pool, riskSnapshot: decision.snapshot, txHash: signed.hash };
-    await this.report.sent(facts);
-    const final = await this.sender.follow(signed.hash, signed.validUntil, () => this.stopped);
+    await this.report.sent({ poolAddress: pool, riskSnapshot: decision.snapshot, txHash: signed.hash });
+    const followed = await this.resend.follow(chosen, apiKey, (resent) => this.audit.sent(record, resent), () => this.stopped);
+    const { final } = followed;
+    // The owner hears of the transaction that settled the close: a re-priced one has its own hash.
+    const facts = { poolAddress: pool, riskSnapshot: decision.snapshot, txHash: final.hash };
     if (final.state === 'confirmed') {
-      await this.audit.settle(record, 'confirmed');
+      await this.audit.settle(record, 'confirmed', undefined, followed.sent);
       this.presigned.drop(pool);
-      this.logger.info({ pool, txHash: signed.hash, ledger: final.ledger }, 'close confirmed');
+      this.logger.info({ pool, txHash: final.hash, ledger: final.ledger, attempts: followed.sent.attempts.length }, 'close confirmed');
       await this.report.confirmed(facts);
       return { done: true };
     }
     if (this.stopped) return { done: false };
-    await this.audit.settle(record, 'failed', final.error);
+    await this.audit.settle(record, 'failed', final.error, followed.sent);
     this.presigned.drop(pool);
-    this.logger.warn({ pool, txHash: signed.hash, error: final.error }, 'close failed on the ledger; rebuilding');
-    return { done: false, hash: signed.hash, error: final.error };
+    this.logger.warn({ pool, txHash: final.hash, error: final.error }, 'close failed on the ledger; rebuilding');
+    return { done: false, hash: final.hash, error: final.error };
   }
 
   async resume(busy: (pool: string) => boolean): Promise<void> {

@@ -21,6 +21,7 @@ export function publicAudit(record: AuditRecord) {
     ...(record.error !== undefined && { error: record.error }),
     decidedAt: decidedAtOf(record),
     settledAt: record.settledAt,
+    ...(record.attempts && { attempts: record.attempts }),
   };
 }
 

@@ -43,6 +43,18 @@ export interface RiskSnapshot {
  * One close attempt. `settledAt` is ISO 8601, null until the outcome is final. The public `decidedAt` is derived from
  * `decidedAtMs` (`decidedAtOf`); records written before it was derived still carry their own, which is the same.
  */
+/** What became of one transaction of a close (docs/agent.md, Re-pricing). */
+export type AttemptOutcome = 'sent' | 'included' | 'not_included' | 'failed' | 'expired';
+
+/** One transaction sent for a close: its inclusion fee bid (stroops), when it was sent, its hash and outcome. */
+export interface CloseAttempt {
+  fee: string;
+  at: string;
+  txHash: string;
+  outcome: AttemptOutcome;
+  error?: string;
+}
+
 export interface AuditRecord {
   id: string;
   wallet: string;
@@ -61,6 +73,8 @@ export interface AuditRecord {
   /** Internal: how the close was made: `presigned` or `rebuilt`, and who built it. */
   path: 'presigned' | 'rebuilt';
   builtBy: CloseSource;
+  /** Every transaction sent for this close, oldest first: the first, then each re-priced one (`txHash` is the newest). */
+  attempts?: CloseAttempt[];
 }
 
 /** The decision's time as ISO 8601 (`/status`, the owner's reports). */
