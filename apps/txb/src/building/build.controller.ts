@@ -32,7 +32,10 @@ export class BuildController {
     description: 'The transaction, its proposal, warnings and a preview',
     schema: BUILD_RESPONSE_SCHEMA,
   })
-  @ApiErrorResponse(400, 'VALIDATION_FAILED: details[] names each field (feeLevel "normal" or "high")')
+  @ApiErrorResponse(
+    400,
+    'Invalid input (VALIDATION_FAILED, MALFORMED_JSON); details[] names each field, feeLevel one of "normal", "high"',
+  )
   @ApiErrorResponse(404, 'NO_POSITION_FOUND, POOL_NOT_FOUND, ACCOUNT_NOT_FOUND')
   @ApiErrorResponse(
     422,
