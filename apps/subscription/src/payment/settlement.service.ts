@@ -5,6 +5,7 @@ import {
   SettlementFeeTooHighError,
   accountSequence,
   buildSettlement,
+  settlementInclusionFee,
   settlementStatus,
 } from '@rp/ledger';
 import { PayerCooldownRepository } from './payer-cooldown.repository';
@@ -33,7 +34,8 @@ export interface SettlementTiming {
 export type Resolution = 'settled' | 'failed' | 'pending' | 'released';
 
 /**
- * Settles a verified, reserved payment: leases a lane, builds and signs the settlement (our resources, our fee cap),
+ * Settles a verified, reserved payment: leases a lane, builds and signs the settlement (our resources, an inclusion
+ * fee priced from `getFeeStats`, our fee cap),
  * records its hash, and only then sends it; then follows it with `getTransaction` until it is final or the
  * request's bound runs out. It answers the payment's outcome itself: paid, settling (sent, not final within the
  * request's bound: the reconciler finishes it), or refused; a refusal before anything was applied releases the
@@ -58,7 +60,7 @@ export class SettlementService {
     timing: SettlementTiming,
     deadline: number,
   ): Promise<PaymentOutcome> {
-    const { settings, ledger } = this.context.current();
+    const { settings, ledger, fees } = this.context.current();
     const retryAfterSeconds = Math.max(1, timing.closeSeconds);
     const lifetime = Math.min(
       SETTLEMENT_LIFETIME_S,
@@ -69,7 +71,8 @@ export class SettlementService {
       return this.notSent(reserved, { kind: 'rule', rule: 'expired' });
     }
     const lane = await this.lanes.lease(Math.min(deadline, Date.now() + settings.settlementTimeoutMs / 2));
-    if (!lane) return this.notSent(reserved, { kind: 'busy', reason: 'every settlement lane is busy', retryAfterSeconds });
+    if (!lane)
+      return this.notSent(reserved, { kind: 'busy', reason: 'every settlement lane is busy', retryAfterSeconds });
     let sequence: string;
     try {
       sequence = await accountSequence(ledger, lane.key.publicKey());
@@ -78,6 +81,13 @@ export class SettlementService {
       return this.notSent(reserved, { kind: 'ledger_unavailable', detail: (error as Error).message });
     }
     const validUntil = Math.floor(Date.now() / 1000) + lifetime;
+    // Priced like a close: what getFeeStats asks now, within the sponsor's cap (twice through a lane's fee bump).
+    const inclusionFee = settlementInclusionFee(
+      await fees.ask(),
+      simulation.resourceFee,
+      settings.maxSettlementFee,
+      lane.key.publicKey() !== settings.sponsor.publicKey(),
+    );
     let settlement: ReturnType<typeof buildSettlement>;
     try {
       settlement = buildSettlement({
@@ -85,6 +95,7 @@ export class SettlementService {
         simulation,
         lane: lane.key,
         laneSequence: sequence,
+        inclusionFee,
         sponsor: settings.sponsor,
         passphrase: settings.passphrase,
         validUntil,
@@ -112,6 +123,7 @@ export class SettlementService {
         txHash: settlement.hash,
         lane: record.lane,
         maxFee: settlement.maxFee.toString(),
+        inclusionFee: inclusionFee.toString(),
       },
       'sending settlement',
     );
@@ -224,7 +236,11 @@ export class SettlementService {
     if (resolution === 'failed') {
       return refused({ kind: 'failed_on_ledger', txHash: record.txHash, failure: record.failure ?? '' });
     }
-    return refused({ kind: 'busy', reason: 'the settlement was never applied before its time bound', retryAfterSeconds });
+    return refused({
+      kind: 'busy',
+      reason: 'the settlement was never applied before its time bound',
+      retryAfterSeconds,
+    });
   }
 
   /** The record after a transition, or as someone else left it when this caller's transition did not apply. */

@@ -15,8 +15,24 @@ import { TOKEN_CONTRACT_ERRORS } from '../token/token-errors';
 import { simulate } from '../transactions/simulate';
 import type { ExactExpectation, ExactTransfer } from './exact-transfer';
 
-/** Inclusion fee per operation offered with a settlement (the network minimum; fee bumps pay it twice). */
+/**
+ * The least inclusion fee per operation a settlement offers (the network minimum; fee bumps pay it twice). A
+ * settlement bids what `getFeeStats` asks (`settlementInclusionFee`), never less than this.
+ */
 export const SETTLEMENT_INCLUSION_FEE = 100;
+
+/**
+ * The inclusion fee per operation a settlement bids: the network's ask (`CloseFeeReader`, p95 of recent Soroban
+ * inclusion fees + 25%), lowered so the sponsor's total (resource fee plus the inclusion fee, twice through a
+ * lane's fee bump) stays within `maxFee` (`X402_MAX_SETTLEMENT_FEE_STROOPS`), never below the minimum (a settlement
+ * whose minimum total is above the cap is refused by `buildSettlement`).
+ */
+export function settlementInclusionFee(ask: bigint, resourceFee: bigint, maxFee: bigint, laneFeeBump: boolean): bigint {
+  const room = (maxFee - resourceFee) / (laneFeeBump ? 2n : 1n);
+  const fee = ask < room ? ask : room;
+  const floor = BigInt(SETTLEMENT_INCLUSION_FEE);
+  return fee > floor ? fee : floor;
+}
 
 /** What the simulation of a settlement shows, and what it will cost the sponsor. */
 export interface SettlementSimulation {
@@ -125,6 +141,8 @@ export interface SettlementRequest {
   lane: Keypair;
   /** Its current sequence number; the settlement uses the next. */
   laneSequence: string;
+  /** Inclusion fee per operation to bid (`settlementInclusionFee`); default the minimum. */
+  inclusionFee?: bigint;
   /** Pays the fees (by fee bump when the lane is another account). */
   sponsor: Keypair;
   passphrase: string;
@@ -163,6 +181,7 @@ export class SettlementFeeTooHighError extends Error {
 export function buildSettlement(request: SettlementRequest): Settlement {
   const { lane, sponsor, passphrase, simulation } = request;
   if (simulation.totalFee > request.maxFee) throw new SettlementFeeTooHighError(simulation.totalFee, request.maxFee);
+  const inclusionFee = request.inclusionFee ?? BigInt(SETTLEMENT_INCLUSION_FEE);
   const inner = settlementTransaction({
     transfer: request.transfer,
     source: lane.publicKey(),
@@ -170,18 +189,16 @@ export function buildSettlement(request: SettlementRequest): Settlement {
     passphrase,
     validUntil: request.validUntil,
     // The builder adds the resource fee of the Soroban data to this inclusion fee.
-    fee: SETTLEMENT_INCLUSION_FEE,
+    fee: inclusionFee,
     transactionData: simulation.transactionData,
   });
   inner.sign(lane);
   if (lane.publicKey() === sponsor.publicKey()) {
-    return {
-      envelope: inner.toEnvelope().toXDR('base64'),
-      hash: inner.hash().toString('hex'),
-      maxFee: BigInt(inner.fee),
-    };
+    const fee = BigInt(inner.fee);
+    if (fee > request.maxFee) throw new SettlementFeeTooHighError(fee, request.maxFee);
+    return { envelope: inner.toEnvelope().toXDR('base64'), hash: inner.hash().toString('hex'), maxFee: fee };
   }
-  const bump = TransactionBuilder.buildFeeBumpTransaction(sponsor, String(SETTLEMENT_INCLUSION_FEE), inner, passphrase);
+  const bump = TransactionBuilder.buildFeeBumpTransaction(sponsor, String(inclusionFee), inner, passphrase);
   bump.sign(sponsor);
   const maxFee = BigInt(bump.fee);
   if (maxFee > request.maxFee) throw new SettlementFeeTooHighError(maxFee, request.maxFee);
@@ -194,7 +211,7 @@ interface SettlementTransactionParts {
   sequence: string;
   passphrase: string;
   validUntil: number;
-  fee: number;
+  fee: number | bigint;
   transactionData?: xdr.SorobanTransactionData;
 }
 
