@@ -7,6 +7,7 @@ import {
   SETTLEMENT_INCLUSION_FEE,
   SettlementFeeTooHighError,
   buildSettlement,
+  repriceSettlement,
   settlementInclusionFee,
   settlementLanes,
 } from './exact-settlement';
@@ -92,5 +93,40 @@ describe('buildSettlement at a priced inclusion fee', () => {
   it('refuses a bid that takes the total above the cap, with or without a fee bump', () => {
     expect(() => buildSettlement(request(100_000n, lane, 100_000n))).toThrow(SettlementFeeTooHighError);
     expect(() => buildSettlement(request(100_000n, sponsor, 100_000n))).toThrow(SettlementFeeTooHighError);
+  });
+
+  describe('repriceSettlement', () => {
+    const reprice = (envelope: string, ask: bigint, maxFee = 200_000n) =>
+      repriceSettlement({ envelope, sponsor, passphrase: TESTNET, ask, maxFee });
+    const innerHash = (envelope: string) => {
+      const parsed = TransactionBuilder.fromXDR(envelope, TESTNET);
+      return (parsed instanceof FeeBumpTransaction ? parsed.innerTransaction : parsed).hash().toString('hex');
+    };
+
+    it('bumps the same signed lane transaction at the ask when it is 10x the bid or more', () => {
+      const sent = buildSettlement(request(100n));
+      const repriced = reprice(sent.envelope, 1250n);
+      expect(repriced?.maxFee).toBe(14_000n + 2n * 1250n);
+      expect(repriced?.hash).not.toBe(sent.hash);
+      expect(innerHash(repriced?.envelope ?? '')).toBe(innerHash(sent.envelope));
+      const bump = TransactionBuilder.fromXDR(repriced?.envelope ?? '', TESTNET) as FeeBumpTransaction;
+      expect(bump.feeSource).toBe(sponsor.publicKey());
+      expect(bump.innerTransaction.signatures).toHaveLength(1);
+    });
+
+    it('bids 10x the current bid when the ask is lower (the queue replaces only at 10x)', () => {
+      expect(reprice(buildSettlement(request(150n)).envelope, 200n)?.maxFee).toBe(14_000n + 2n * 1500n);
+    });
+
+    it('wraps the sponsor’s own settlement in a fee bump of it', () => {
+      const sent = buildSettlement(request(100n, sponsor));
+      const repriced = reprice(sent.envelope, 1250n);
+      expect(repriced?.maxFee).toBe(14_000n + 2n * 1250n);
+      expect(innerHash(repriced?.envelope ?? '')).toBe(innerHash(sent.envelope));
+    });
+
+    it('leaves it at its bid when the new bid does not fit the cap', () => {
+      expect(reprice(buildSettlement(request(100n)).envelope, 1250n, 16_000n)).toBeUndefined();
+    });
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   Account,
   Address,
+  FeeBumpTransaction,
   Keypair,
   Operation,
   type Transaction,
@@ -203,6 +204,46 @@ export function buildSettlement(request: SettlementRequest): Settlement {
   const maxFee = BigInt(bump.fee);
   if (maxFee > request.maxFee) throw new SettlementFeeTooHighError(maxFee, request.maxFee);
   return { envelope: bump.toEnvelope().toXDR('base64'), hash: bump.hash().toString('hex'), maxFee };
+}
+
+/**
+ * stellar-core replaces a queued transaction only with a fee bump of the same inner transaction bidding at least
+ * this many times its inclusion fee per operation (`canReplaceByFee`, `FEE_MULTIPLIER`).
+ */
+export const REPLACE_BY_FEE_MULTIPLIER = 10n;
+
+export interface SettlementRepricing {
+  /** The settlement as recorded and sent: a sponsor fee bump of the lane's signed transaction, or the sponsor's own. */
+  envelope: string;
+  sponsor: Keypair;
+  passphrase: string;
+  /** The inclusion fee per operation the network asks now. */
+  ask: bigint;
+  /** The most the sponsor may pay for it, in stroops (`X402_MAX_SETTLEMENT_FEE_STROOPS`). */
+  maxFee: bigint;
+}
+
+/**
+ * The same settlement bidding more: a new sponsor fee bump of the very same signed transaction (same source, same
+ * sequence number, so at most one of the two can ever apply), at the network's ask or 10x the current bid, whichever
+ * is higher (the queue replaces the waiting one only at 10x). `undefined` when that does not fit the cap: the
+ * settlement keeps waiting at its bid. Nothing else changes: the payer's authorization, our resources, the bounds.
+ */
+export function repriceSettlement(request: SettlementRepricing): Settlement | undefined {
+  const sent = TransactionBuilder.fromXDR(request.envelope, request.passphrase);
+  const inner = sent instanceof FeeBumpTransaction ? sent.innerTransaction : sent;
+  const data = inner.toEnvelope().v1().tx().ext();
+  const resourceFee = data.switch() === 1 ? BigInt(data.sorobanData().resourceFee().toString()) : 0n;
+  const operations = BigInt(inner.operations.length);
+  const sentOperations = operations + (sent instanceof FeeBumpTransaction ? 1n : 0n);
+  const bid = (BigInt(sent.fee) - resourceFee) / sentOperations;
+  const needed = bid * REPLACE_BY_FEE_MULTIPLIER;
+  const rate = request.ask > needed ? request.ask : needed;
+  // The fee bump spreads its rate over the inner operations and itself, plus the resource fee.
+  if (rate * (operations + 1n) + resourceFee > request.maxFee) return undefined;
+  const bump = TransactionBuilder.buildFeeBumpTransaction(request.sponsor, rate.toString(), inner, request.passphrase);
+  bump.sign(request.sponsor);
+  return { envelope: bump.toEnvelope().toXDR('base64'), hash: bump.hash().toString('hex'), maxFee: BigInt(bump.fee) };
 }
 
 interface SettlementTransactionParts {
