@@ -113,6 +113,7 @@ export class SettlementService {
       lane: lane.key.publicKey(),
       validUntil: new Date(validUntil * 1000),
       maxFee: settlement.maxFee,
+      envelope: settlement.envelope,
     });
     await this.lanes.holdUntil(lane, new Date(validUntil * 1000 + TIME_BOUND_MARGIN_MS));
     // Logged before the send: whatever happens next, the hash is on record and in the log.
@@ -138,20 +139,26 @@ export class SettlementService {
   async resolve(record: PaymentRecord): Promise<{ resolution: Resolution; record: PaymentRecord }> {
     const { ledger } = this.context.current();
     if (!record.txHash) return { resolution: 'pending', record };
-    let found: Awaited<ReturnType<typeof settlementStatus>>;
+    // A re-priced settlement is the same transaction at a higher fee: whichever price lands, only one can.
+    let found: Awaited<ReturnType<typeof settlementStatus>> | undefined;
+    let hash = record.txHash;
     try {
-      found = await settlementStatus(ledger, record.txHash);
+      for (hash of [record.txHash, ...(record.earlierTxHashes ?? [])]) {
+        found = await settlementStatus(ledger, hash);
+        if (found.status !== 'NOT_FOUND') break;
+      }
     } catch {
       return { resolution: 'pending', record };
     }
+    if (!found) return { resolution: 'pending', record };
     if (found.status === 'SUCCESS') {
       const settled = await this.payments.markSettled(record.id, {
         paidAt: found.closedAt,
         ledger: found.ledger,
         feeCharged: found.feeCharged,
+        txHash: hash,
       });
-      if (settled)
-        this.logger.log({ paymentId: record.id, txHash: record.txHash, ledger: found.ledger }, 'payment settled');
+      if (settled) this.logger.log({ paymentId: record.id, txHash: hash, ledger: found.ledger }, 'payment settled');
       return this.current(record, 'settled', settled);
     }
     if (found.status === 'FAILED') {
@@ -159,7 +166,7 @@ export class SettlementService {
       if (failed) {
         await this.cooldown.recordFailure(record.payer);
         this.logger.warn(
-          { paymentId: record.id, payer: record.payer, txHash: record.txHash, resultCode: found.resultCode },
+          { paymentId: record.id, payer: record.payer, txHash: hash, resultCode: found.resultCode },
           'settlement failed on the ledger: this payment is refused from now on',
         );
       }

@@ -125,8 +125,9 @@ describe('buildSettlement at a priced inclusion fee', () => {
       expect(innerHash(repriced?.envelope ?? '')).toBe(innerHash(sent.envelope));
     });
 
-    it('leaves it at its bid when the new bid does not fit the cap', () => {
+    it('leaves it at its bid when the new bid does not fit the cap, or the network asks no more than it bids', () => {
       expect(reprice(buildSettlement(request(100n)).envelope, 1250n, 16_000n)).toBeUndefined();
+      expect(reprice(buildSettlement(request(1250n)).envelope, 1250n)).toBeUndefined();
     });
   });
 });

@@ -226,8 +226,8 @@ export interface SettlementRepricing {
 /**
  * The same settlement bidding more: a new sponsor fee bump of the very same signed transaction (same source, same
  * sequence number, so at most one of the two can ever apply), at the network's ask or 10x the current bid, whichever
- * is higher (the queue replaces the waiting one only at 10x). `undefined` when that does not fit the cap: the
- * settlement keeps waiting at its bid. Nothing else changes: the payer's authorization, our resources, the bounds.
+ * is higher (the queue replaces the waiting one only at 10x). `undefined` when the network asks no more than the
+ * settlement bids, or when the new bid does not fit the cap: the settlement keeps waiting at its bid. Nothing else changes: the payer's authorization, our resources, the bounds.
  */
 export function repriceSettlement(request: SettlementRepricing): Settlement | undefined {
   const sent = TransactionBuilder.fromXDR(request.envelope, request.passphrase);
@@ -237,6 +237,8 @@ export function repriceSettlement(request: SettlementRepricing): Settlement | un
   const operations = BigInt(inner.operations.length);
   const sentOperations = operations + (sent instanceof FeeBumpTransaction ? 1n : 0n);
   const bid = (BigInt(sent.fee) - resourceFee) / sentOperations;
+  // The network asks no more than the settlement bids: waiting is not about its fee, a higher one would not help.
+  if (request.ask <= bid) return undefined;
   const needed = bid * REPLACE_BY_FEE_MULTIPLIER;
   const rate = request.ask > needed ? request.ask : needed;
   // The fee bump spreads its rate over the inner operations and itself, plus the resource fee.
