@@ -204,16 +204,24 @@ export class SettlementService {
       return this.finish(resolution, latest, lane, retryAfterSeconds);
     }
     let lastSent = Date.now();
+    let watched = record;
+    let latestEnvelope = envelope;
     for (;;) {
-      const { resolution, record: latest } = await this.resolve(record);
+      const { resolution, record: latest } = await this.resolve(watched);
       if (resolution !== 'pending') return this.finish(resolution, latest, lane, retryAfterSeconds);
       if (Date.now() + POLL_MS >= deadline) {
         return { kind: 'settling', record: latest, txHash: latest.txHash ?? '', retryAfterSeconds };
       }
       if (Date.now() - lastSent >= RESEND_MS) {
+        // The reconciler may have re-priced it meanwhile: watch every price's hash and resend the latest price.
+        const stored = await this.payments.find(watched.id);
+        if (stored?.status === 'settling' && stored.txHash !== watched.txHash) {
+          watched = stored;
+          latestEnvelope = stored.envelope ?? latestEnvelope;
+        }
         // The same envelope again: a reply may have been lost, or the network dropped it from its queue (a copy
         // still there answers DUPLICATE; an applied one is found by the lookup above first).
-        await this.send(envelope);
+        await this.send(latestEnvelope);
         lastSent = Date.now();
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));

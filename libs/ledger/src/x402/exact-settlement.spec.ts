@@ -8,6 +8,7 @@ import {
   SettlementFeeTooHighError,
   buildSettlement,
   repriceSettlement,
+  settlementInclusionBid,
   settlementInclusionFee,
   settlementLanes,
 } from './exact-settlement';
@@ -112,6 +113,8 @@ describe('buildSettlement at a priced inclusion fee', () => {
       const bump = TransactionBuilder.fromXDR(repriced?.envelope ?? '', TESTNET) as FeeBumpTransaction;
       expect(bump.feeSource).toBe(sponsor.publicKey());
       expect(bump.innerTransaction.signatures).toHaveLength(1);
+      expect(settlementInclusionBid(sent.envelope, TESTNET)).toBe(100n);
+      expect(settlementInclusionBid(repriced?.envelope ?? '', TESTNET)).toBe(1250n);
     });
 
     it('bids 10x the current bid when the ask is lower (the queue replaces only at 10x)', () => {

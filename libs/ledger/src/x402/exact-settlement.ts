@@ -230,13 +230,8 @@ export interface SettlementRepricing {
  * settlement bids, or when the new bid does not fit the cap: the settlement keeps waiting at its bid. Nothing else changes: the payer's authorization, our resources, the bounds.
  */
 export function repriceSettlement(request: SettlementRepricing): Settlement | undefined {
-  const sent = TransactionBuilder.fromXDR(request.envelope, request.passphrase);
-  const inner = sent instanceof FeeBumpTransaction ? sent.innerTransaction : sent;
-  const data = inner.toEnvelope().v1().tx().ext();
-  const resourceFee = data.switch() === 1 ? BigInt(data.sorobanData().resourceFee().toString()) : 0n;
+  const { inner, resourceFee, bid } = settlementParts(request.envelope, request.passphrase);
   const operations = BigInt(inner.operations.length);
-  const sentOperations = operations + (sent instanceof FeeBumpTransaction ? 1n : 0n);
-  const bid = (BigInt(sent.fee) - resourceFee) / sentOperations;
   // The network asks no more than the settlement bids: waiting is not about its fee, a higher one would not help.
   if (request.ask <= bid) return undefined;
   const needed = bid * REPLACE_BY_FEE_MULTIPLIER;
@@ -246,6 +241,20 @@ export function repriceSettlement(request: SettlementRepricing): Settlement | un
   const bump = TransactionBuilder.buildFeeBumpTransaction(request.sponsor, rate.toString(), inner, request.passphrase);
   bump.sign(request.sponsor);
   return { envelope: bump.toEnvelope().toXDR('base64'), hash: bump.hash().toString('hex'), maxFee: BigInt(bump.fee) };
+}
+
+/** The inclusion fee per operation a settlement envelope bids (a fee bump spreads it over one more operation). */
+export function settlementInclusionBid(envelopeXdr: string, passphrase: string): bigint {
+  return settlementParts(envelopeXdr, passphrase).bid;
+}
+
+function settlementParts(envelopeXdr: string, passphrase: string) {
+  const sent = TransactionBuilder.fromXDR(envelopeXdr, passphrase);
+  const inner = sent instanceof FeeBumpTransaction ? sent.innerTransaction : sent;
+  const data = inner.toEnvelope().v1().tx().ext();
+  const resourceFee = data.switch() === 1 ? BigInt(data.sorobanData().resourceFee().toString()) : 0n;
+  const sentOperations = BigInt(inner.operations.length + (sent instanceof FeeBumpTransaction ? 1 : 0));
+  return { inner, resourceFee, bid: (BigInt(sent.fee) - resourceFee) / sentOperations };
 }
 
 interface SettlementTransactionParts {
