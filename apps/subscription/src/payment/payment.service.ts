@@ -28,6 +28,7 @@ export interface PaymentClaim {
   digest: string;
 }
 
+
 /**
  * The rules of taking a payment, in the order that spends least on a bad one: every rule that needs no RPC call
  * (signature included), then what we already know about the payment (collect, in progress, replayed, failed before:

@@ -94,13 +94,7 @@ describe('CloseFeeReader', () => {
 describe('re-pricing an envelope', () => {
   const sorobanData = new SorobanDataBuilder().setResourceFee(40_000n).build();
   const unsigned = () => {
-    const tx = buildInvocation({
-      source: SOURCE,
-      sequence: '41',
-      op,
-      validUntil: 1_900_000_000,
-      network: 'ledger:testnet',
-    });
+    const tx = buildInvocation({ source: SOURCE, sequence: '41', op, validUntil: 1_900_000_000, network: 'ledger:testnet' });
     return TransactionBuilder.cloneFrom(tx, { fee: '100', sorobanData }).build().toXDR();
   };
 

@@ -115,10 +115,7 @@ export class KeyPurchaseClient {
     this.client = new x402HTTPClient(
       new x402Client().register(
         this.network,
-        new ExactStellarClient(
-          { address: wallet.address, signAuthEntry: wallet.signAuthEntry },
-          { url: options.ledger?.urlInUse() ?? parseRpcUrlList(options.rpcUrl)[0] },
-        ),
+        new ExactStellarClient({ address: wallet.address, signAuthEntry: wallet.signAuthEntry }, { url: options.ledger?.urlInUse() ?? parseRpcUrlList(options.rpcUrl)[0] }),
       ),
     );
     this.url = `${options.gatewayUrl.replace(/\/$/, '')}/api/v1/keys/subscribe`;

@@ -67,13 +67,7 @@ describe('the purchase limits', () => {
       'wrong_asset',
       /asset CCW67.* is not SERVICE_PAYMENT_ASSET CBIELTK/,
     ],
-    [
-      'a receiver that is not SERVICE_PAY_TO',
-      { payTo: STRANGER },
-      0n,
-      'wrong_pay_to',
-      /pays GDRXE2.*not SERVICE_PAY_TO/,
-    ],
+    ['a receiver that is not SERVICE_PAY_TO', { payTo: STRANGER }, 0n, 'wrong_pay_to', /pays GDRXE2.*not SERVICE_PAY_TO/],
     [
       'an authorization living longer than an hour',
       { maxTimeoutSeconds: MAX_AUTHORIZATION_SECONDS + 1 },
@@ -88,7 +82,13 @@ describe('the purchase limits', () => {
       'price_above_limit',
       /price \$0.5000001 is above SERVICE_MAX_PRICE \$0.5/,
     ],
-    ['a price of most of the wallet', { amount: '15000000000' }, 0n, 'price_above_limit', /price \$1500 is above/],
+    [
+      'a price of most of the wallet',
+      { amount: '15000000000' },
+      0n,
+      'price_above_limit',
+      /price \$1500 is above/,
+    ],
     [
       'a price that passes the 30-day cap after what was spent',
       {},
