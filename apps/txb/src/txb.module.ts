@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BuildController } from './building/build.controller';
 import { BuildService } from './building/build.service';
+import { InclusionFeePricer } from './building/inclusion-fee-pricer';
 import { TransactionAssembler } from './building/transaction-assembler';
 import { UnwindRouter } from './building/unwind-router';
 import { TxbLedger } from './ledger/txb-ledger';
@@ -22,6 +23,7 @@ import { TrackingRepository } from './tracking/tracking.repository';
     TxbLedger,
     PositionReader,
     TransactionAssembler,
+    InclusionFeePricer,
     UnwindRouter,
     BuildService,
     ProposalRepository,

@@ -5,6 +5,7 @@ import {
   SettlementFeeTooHighError,
   accountSequence,
   buildSettlement,
+  settlementInclusionFee,
   settlementStatus,
 } from '@rp/ledger';
 import { PayerCooldownRepository } from './payer-cooldown.repository';
@@ -33,7 +34,8 @@ export interface SettlementTiming {
 export type Resolution = 'settled' | 'failed' | 'pending' | 'released';
 
 /**
- * Settles a verified, reserved payment: leases a lane, builds and signs the settlement (our resources, our fee cap),
+ * Settles a verified, reserved payment: leases a lane, builds and signs the settlement (our resources, an inclusion
+ * fee priced from `getFeeStats`, our fee cap),
  * records its hash, and only then sends it; then follows it with `getTransaction` until it is final or the
  * request's bound runs out. It answers the payment's outcome itself: paid, settling (sent, not final within the
  * request's bound: the reconciler finishes it), or refused; a refusal before anything was applied releases the
@@ -58,7 +60,7 @@ export class SettlementService {
     timing: SettlementTiming,
     deadline: number,
   ): Promise<PaymentOutcome> {
-    const { settings, ledger } = this.context.current();
+    const { settings, ledger, fees } = this.context.current();
     const retryAfterSeconds = Math.max(1, timing.closeSeconds);
     const lifetime = Math.min(
       SETTLEMENT_LIFETIME_S,
@@ -69,7 +71,8 @@ export class SettlementService {
       return this.notSent(reserved, { kind: 'rule', rule: 'expired' });
     }
     const lane = await this.lanes.lease(Math.min(deadline, Date.now() + settings.settlementTimeoutMs / 2));
-    if (!lane) return this.notSent(reserved, { kind: 'busy', reason: 'every settlement lane is busy', retryAfterSeconds });
+    if (!lane)
+      return this.notSent(reserved, { kind: 'busy', reason: 'every settlement lane is busy', retryAfterSeconds });
     let sequence: string;
     try {
       sequence = await accountSequence(ledger, lane.key.publicKey());
@@ -78,6 +81,13 @@ export class SettlementService {
       return this.notSent(reserved, { kind: 'ledger_unavailable', detail: (error as Error).message });
     }
     const validUntil = Math.floor(Date.now() / 1000) + lifetime;
+    // Priced like a close: what getFeeStats asks now, within the sponsor's cap (twice through a lane's fee bump).
+    const inclusionFee = settlementInclusionFee(
+      await fees.ask(),
+      simulation.resourceFee,
+      settings.maxSettlementFee,
+      lane.key.publicKey() !== settings.sponsor.publicKey(),
+    );
     let settlement: ReturnType<typeof buildSettlement>;
     try {
       settlement = buildSettlement({
@@ -85,6 +95,7 @@ export class SettlementService {
         simulation,
         lane: lane.key,
         laneSequence: sequence,
+        inclusionFee,
         sponsor: settings.sponsor,
         passphrase: settings.passphrase,
         validUntil,
@@ -102,6 +113,7 @@ export class SettlementService {
       lane: lane.key.publicKey(),
       validUntil: new Date(validUntil * 1000),
       maxFee: settlement.maxFee,
+      envelope: settlement.envelope,
     });
     await this.lanes.holdUntil(lane, new Date(validUntil * 1000 + TIME_BOUND_MARGIN_MS));
     // Logged before the send: whatever happens next, the hash is on record and in the log.
@@ -112,6 +124,7 @@ export class SettlementService {
         txHash: settlement.hash,
         lane: record.lane,
         maxFee: settlement.maxFee.toString(),
+        inclusionFee: inclusionFee.toString(),
       },
       'sending settlement',
     );
@@ -126,20 +139,26 @@ export class SettlementService {
   async resolve(record: PaymentRecord): Promise<{ resolution: Resolution; record: PaymentRecord }> {
     const { ledger } = this.context.current();
     if (!record.txHash) return { resolution: 'pending', record };
-    let found: Awaited<ReturnType<typeof settlementStatus>>;
+    // A re-priced settlement is the same transaction at a higher fee: whichever price lands, only one can.
+    let found: Awaited<ReturnType<typeof settlementStatus>> | undefined;
+    let hash = record.txHash;
     try {
-      found = await settlementStatus(ledger, record.txHash);
+      for (hash of [record.txHash, ...(record.earlierTxHashes ?? [])]) {
+        found = await settlementStatus(ledger, hash);
+        if (found.status !== 'NOT_FOUND') break;
+      }
     } catch {
       return { resolution: 'pending', record };
     }
+    if (!found) return { resolution: 'pending', record };
     if (found.status === 'SUCCESS') {
       const settled = await this.payments.markSettled(record.id, {
         paidAt: found.closedAt,
         ledger: found.ledger,
         feeCharged: found.feeCharged,
+        txHash: hash,
       });
-      if (settled)
-        this.logger.log({ paymentId: record.id, txHash: record.txHash, ledger: found.ledger }, 'payment settled');
+      if (settled) this.logger.log({ paymentId: record.id, txHash: hash, ledger: found.ledger }, 'payment settled');
       return this.current(record, 'settled', settled);
     }
     if (found.status === 'FAILED') {
@@ -147,7 +166,7 @@ export class SettlementService {
       if (failed) {
         await this.cooldown.recordFailure(record.payer);
         this.logger.warn(
-          { paymentId: record.id, payer: record.payer, txHash: record.txHash, resultCode: found.resultCode },
+          { paymentId: record.id, payer: record.payer, txHash: hash, resultCode: found.resultCode },
           'settlement failed on the ledger: this payment is refused from now on',
         );
       }
@@ -185,16 +204,24 @@ export class SettlementService {
       return this.finish(resolution, latest, lane, retryAfterSeconds);
     }
     let lastSent = Date.now();
+    let watched = record;
+    let latestEnvelope = envelope;
     for (;;) {
-      const { resolution, record: latest } = await this.resolve(record);
+      const { resolution, record: latest } = await this.resolve(watched);
       if (resolution !== 'pending') return this.finish(resolution, latest, lane, retryAfterSeconds);
       if (Date.now() + POLL_MS >= deadline) {
         return { kind: 'settling', record: latest, txHash: latest.txHash ?? '', retryAfterSeconds };
       }
       if (Date.now() - lastSent >= RESEND_MS) {
+        // The reconciler may have re-priced it meanwhile: watch every price's hash and resend the latest price.
+        const stored = await this.payments.find(watched.id);
+        if (stored?.status === 'settling' && stored.txHash !== watched.txHash) {
+          watched = stored;
+          latestEnvelope = stored.envelope ?? latestEnvelope;
+        }
         // The same envelope again: a reply may have been lost, or the network dropped it from its queue (a copy
         // still there answers DUPLICATE; an applied one is found by the lookup above first).
-        await this.send(envelope);
+        await this.send(latestEnvelope);
         lastSent = Date.now();
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -224,7 +251,11 @@ export class SettlementService {
     if (resolution === 'failed') {
       return refused({ kind: 'failed_on_ledger', txHash: record.txHash, failure: record.failure ?? '' });
     }
-    return refused({ kind: 'busy', reason: 'the settlement was never applied before its time bound', retryAfterSeconds });
+    return refused({
+      kind: 'busy',
+      reason: 'the settlement was never applied before its time bound',
+      retryAfterSeconds,
+    });
   }
 
   /** The record after a transition, or as someone else left it when this caller's transition did not apply. */

@@ -23,12 +23,19 @@ export class BuildController {
       'Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. ' +
       "The unsigned XDR has the wallet as source, the simulation's resources, fee and authorization, and time " +
       "bounds ending at the proposal's expiresAt. UNWIND may answer with an approval to land first (warning " +
-      'APPROVAL_REQUIRED, metadata.route "approve").',
+      'APPROVAL_REQUIRED, metadata.route "approve"). The inclusion fee is priced from getFeeStats at feeLevel ' +
+      '("normal", the default: p90 of recent Soroban inclusion fees; "high": p95 + 25%), never below the 100-stroop ' +
+      'minimum, at most TXB_MAX_INCLUSION_FEE_STROOPS; transaction.fee carries it, and warning NETWORK_CONGESTED ' +
+      'says recent fees are above the minimum.',
   })
   @ApiOkResponse({
     description: 'The transaction, its proposal, warnings and a preview',
     schema: BUILD_RESPONSE_SCHEMA,
   })
+  @ApiErrorResponse(
+    400,
+    'Invalid input (VALIDATION_FAILED, MALFORMED_JSON); details[] names each field, feeLevel one of "normal", "high"',
+  )
   @ApiErrorResponse(404, 'NO_POSITION_FOUND, POOL_NOT_FOUND, ACCOUNT_NOT_FOUND')
   @ApiErrorResponse(
     422,

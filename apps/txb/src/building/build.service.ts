@@ -19,13 +19,15 @@ import { type BalancesWanted, type PositionSnapshot, PositionReader } from '../p
 import { planLiquidate, planRepay } from './action-plans';
 import { type ActionPlan, type BuildOutcome, type BuildRefusal, isRefusal, refused } from './build-outcome';
 import { previewOf } from './preview';
+import { InclusionFeePricer } from './inclusion-fee-pricer';
 import { TransactionAssembler } from './transaction-assembler';
 import { UnwindRouter } from './unwind-router';
 import { warningsFor } from './warnings';
 
 /**
- * Builds a proposal: reads the position, plans the action, simulates the transaction (which carries the
- * simulation's resources, fee and authorization, the wallet as source and time bounds ending at the proposal's
+ * Builds a proposal: reads the position, plans the action, prices its inclusion fee from `getFeeStats` at the
+ * asked `feeLevel`, simulates the transaction (which carries that fee plus the simulation's resources, resource fee
+ * and authorization, the wallet as source and time bounds ending at the proposal's
  * expiry), previews the position the simulation leaves, and stores the proposal for the caller's account.
  */
 @Injectable()
@@ -36,6 +38,7 @@ export class BuildService {
     private readonly unwind: UnwindRouter,
     private readonly assembler: TransactionAssembler,
     private readonly proposals: ProposalRepository,
+    private readonly fees: InclusionFeePricer,
   ) {}
 
   async build(accountId: string, request: BuildTransactionRequest): Promise<BuildOutcome> {
@@ -61,9 +64,10 @@ export class BuildService {
       return refused({ code: 'TOO_MANY_OPERATIONS', operations: plan.operations });
     }
 
+    const inclusion = await this.fees.price(request.feeLevel ?? 'normal');
     const createdAt = Date.now();
     const expiresAt = createdAt + this.config.PROPOSAL_TTL_SECONDS * 1000;
-    let prepared = await this.prepare(account, plan, expiresAt);
+    let prepared = await this.prepare(account, plan, expiresAt, inclusion.fee);
     if (isShortOfBalance(prepared) && request.action === 'REPAY' && request.tokenId) {
       // The wallet cannot pay the padded amount. Read what it holds: enough for the amount itself still makes a
       // repay (with less room for interest), and the answer says the wallet is short of the max cost.
@@ -71,7 +75,7 @@ export class BuildService {
       const replanned = await this.plan(request, snapshot, before, slippageBps);
       if (isRefusal(replanned)) return refused(replanned);
       plan = replanned;
-      prepared = await this.prepare(account, plan, expiresAt);
+      prepared = await this.prepare(account, plan, expiresAt, inclusion.fee);
     }
     if ('code' in prepared) return refused(prepared);
     const retval = prepared.returnValue;
@@ -84,6 +88,7 @@ export class BuildService {
       transactionXdr: prepared.transactionXdr,
       sourceAddress: request.walletAddress,
       operations: plan.operations,
+      fee: inclusion.fee.toString(),
       createdAt: new Date(createdAt).toISOString(),
     };
     const record: ProposalRecord = {
@@ -120,6 +125,7 @@ export class BuildService {
             decimals: decimalsOf(snapshot.pool, plan.maxCost.token),
           },
           approval: plan.approval,
+          fee: inclusion,
         }),
         preview: previewOf(before, after),
       },
@@ -130,9 +136,10 @@ export class BuildService {
     account: AccountState,
     plan: ActionPlan,
     expiresAt: number,
+    inclusionFee: bigint,
   ): Promise<PreparedInvocation | BuildRefusal> {
     try {
-      return await this.assembler.assemble(account, plan.operation, new Date(expiresAt));
+      return await this.assembler.assemble(account, plan.operation, new Date(expiresAt), inclusionFee);
     } catch (error) {
       if (!(error instanceof SimulationFailedError)) throw error;
       return simulationRefusal(error);

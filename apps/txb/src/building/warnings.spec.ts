@@ -68,4 +68,15 @@ describe('build warnings', () => {
     expect(warning.message).toContain('1930 base units of CUSDC');
     expect(warning.message).toContain('ledger 300');
   });
+
+  it('warns of a congested network with the fee bid, and says nothing when fees are at the minimum', () => {
+    expect(codes({ fee: { fee: 100n, congested: false } })).toEqual([]);
+    const [warning] = warningsFor({ ...quiet, fee: { fee: 1000n, congested: true } });
+    expect(warning).toEqual({
+      code: TxbWarningCode.NETWORK_CONGESTED,
+      message:
+        'Recent inclusion fees are above the 100-stroop minimum (surge pricing): this transaction bids 1000 ' +
+        'stroops; feeLevel "high" bids more',
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { type TxbWarning, TxbWarningCode } from '@rp/contracts';
-import type { PositionSummary } from '@rp/ledger';
+import { MIN_INCLUSION_FEE, type PositionSummary } from '@rp/ledger';
 import { formatUnits, healthFactorNumber } from './preview';
 
 /** Oracle prices older than this are called out (DECISIONS.md); the pool itself accepts a day. */
@@ -22,6 +22,8 @@ export interface WarningFacts {
   readonly maxCost?: { token: string; amount: bigint; balance: bigint; decimals: number };
   /** The transaction is an approval that must land before the unwind can be built. */
   readonly approval?: { token: string; amount: bigint; expirationLedger: number };
+  /** The inclusion fee the transaction bids, and whether recent fees are above the minimum. */
+  readonly fee?: { fee: bigint; congested: boolean };
 }
 
 /** `warnings[]` of a build answer, in a stable order. */
@@ -69,6 +71,14 @@ export function warningsFor(facts: WarningFacts): TxbWarning[] {
     warnings.push({
       code: TxbWarningCode.AMOUNT_CAPPED,
       message: `Asked for ${facts.capped.asked} of ${facts.capped.token}; the position holds ${facts.capped.used}, which is used`,
+    });
+  }
+  if (facts.fee?.congested) {
+    warnings.push({
+      code: TxbWarningCode.NETWORK_CONGESTED,
+      message:
+        `Recent inclusion fees are above the ${MIN_INCLUSION_FEE}-stroop minimum (surge pricing): this transaction ` +
+        `bids ${facts.fee.fee} stroops; feeLevel "high" bids more`,
     });
   }
   const before = facts.before.healthFactor;

@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Build a REPAY, LIQUIDATE or UNWIND transaction for a Blend position
-         * @description Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. The unsigned XDR has the wallet as source, the simulation's resources, fee and authorization, and time bounds ending at the proposal's expiresAt. UNWIND may answer with an approval to land first (warning APPROVAL_REQUIRED, metadata.route "approve").
+         * @description Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. The unsigned XDR has the wallet as source, the simulation's resources, fee and authorization, and time bounds ending at the proposal's expiresAt. UNWIND may answer with an approval to land first (warning APPROVAL_REQUIRED, metadata.route "approve"). The inclusion fee is priced from getFeeStats at feeLevel ("normal", the default: p90 of recent Soroban inclusion fees; "high": p95 + 25%), never below the 100-stroop minimum, at most TXB_MAX_INCLUSION_FEE_STROOPS; transaction.fee carries it, and warning NETWORK_CONGESTED says recent fees are above the minimum.
          */
         post: operations["buildTransaction"];
         delete?: never;
@@ -501,6 +501,8 @@ export interface components {
             amount?: string;
             slippageBps?: number;
             targetHealthFactor?: number;
+            /** @enum {string} */
+            feeLevel?: "normal" | "high";
         };
         SubmitTransactionRequest: {
             /** Format: base64 */
@@ -2217,6 +2219,11 @@ export interface operations {
                             sourceAddress: string;
                             /** @description Requests in the pool invocation (a flash loan counts as one). */
                             operations: number;
+                            /**
+                             * @description The inclusion fee the transaction bids, stroops per operation, priced from getFeeStats at the feeLevel asked (the simulated resource fee is on top). Absent on proposals built before fees were priced.
+                             * @example 100
+                             */
+                            fee: string;
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -2245,7 +2252,7 @@ export interface operations {
                         };
                         warnings: {
                             /** @enum {string} */
-                            code: "INSUFFICIENT_BALANCE" | "POOL_ON_ICE" | "POOL_FROZEN" | "STALE_PRICE" | "AMOUNT_CAPPED" | "HEALTH_FACTOR_AFTER" | "APPROVAL_REQUIRED";
+                            code: "INSUFFICIENT_BALANCE" | "POOL_ON_ICE" | "POOL_FROZEN" | "STALE_PRICE" | "AMOUNT_CAPPED" | "HEALTH_FACTOR_AFTER" | "APPROVAL_REQUIRED" | "NETWORK_CONGESTED";
                             message: string;
                         }[];
                         /** @description The position as the simulation leaves it; USD values in the oracle decimals. */
@@ -2263,7 +2270,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input (VALIDATION_FAILED, MALFORMED_JSON) */
+            /** @description Invalid input (VALIDATION_FAILED, MALFORMED_JSON); details[] names each field, feeLevel one of "normal", "high" */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2350,6 +2357,11 @@ export interface operations {
                                 sourceAddress: string;
                                 /** @description Requests in the pool invocation (a flash loan counts as one). */
                                 operations: number;
+                                /**
+                                 * @description The inclusion fee the transaction bids, stroops per operation, priced from getFeeStats at the feeLevel asked (the simulated resource fee is on top). Absent on proposals built before fees were priced.
+                                 * @example 100
+                                 */
+                                fee?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                             };

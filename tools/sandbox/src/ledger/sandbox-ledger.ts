@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { Address, Keypair, Networks, StrKey, hash, xdr } from '@stellar/stellar-sdk';
+import { Address, FeeBumpTransaction, Keypair, Networks, StrKey, hash, xdr } from '@stellar/stellar-sdk';
 import { networkIdOf } from './host/authorization';
 import { PERSISTENT_TTL } from './host/invocation';
 import type { NativeContractKind } from './host/native-contract';
-import { selectForLedger } from './congestion/surge-pricing';
+import { feeRate, selectForLedger } from './congestion/surge-pricing';
 import { executeHostFunction, type Execution, type ExecutionSettings } from './execution';
 import { LedgerHistory, type ClosedLedger, type TransactionRecord } from './ledger-history';
 import { applyTransaction } from './transactions/apply';
@@ -269,17 +269,21 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     if (this.records.transaction(parsed.hash) || this.queue.some((queued) => queued.hash === parsed.hash)) {
       return { status: 'DUPLICATE', hash: parsed.hash };
     }
-    // Like stellar-core, one transaction per source account waits in the queue at a time.
+    // Like stellar-core, one transaction per source account waits in the queue at a time, unless the newcomer
+    // replaces it by fee: a fee bump of the same inner transaction bidding at least 10x its rate. A hash that timed
+    // out of the queue is banned for a while.
     const ban = this.banned.get(parsed.hash);
+    const waiting = this.queue.findIndex((queued) => queued.inner.source === parsed.inner.source);
     if (
       (ban !== undefined && ban > this.latest.sequence) ||
-      this.queue.some((queued) => queued.inner.source === parsed.inner.source)
+      (waiting >= 0 && !replacesByFee(this.queue[waiting], parsed))
     ) {
       return { status: 'TRY_AGAIN_LATER', hash: parsed.hash };
     }
     const code = checkEnvelope(parsed, this.state, this.nextCloseTime(), this.latest.sequence + 1);
     if (code) return { status: 'ERROR', hash: parsed.hash, code, errorResult: rejectionResult(code) };
-    this.queue.push(parsed);
+    if (waiting >= 0) this.queue.splice(waiting, 1, parsed);
+    else this.queue.push(parsed);
     this.firstChance.set(parsed, this.latest.sequence + 1);
     return { status: 'PENDING', hash: parsed.hash };
   }
@@ -378,4 +382,17 @@ function invokeContract(contract: string, fn: string, args: readonly xdr.ScVal[]
       args: [...args],
     }),
   );
+}
+
+/** stellar-core's `FEE_MULTIPLIER`: a replacement bids at least this many times the queued rate. */
+const REPLACE_BY_FEE_MULTIPLIER = 10n;
+
+/**
+ * Whether `newcomer` replaces `queued` in the queue, as stellar-core's `canReplaceByFee` decides: a fee bump of the
+ * same inner transaction whose inclusion fee per operation is at least 10x the queued one's. Only one of them can
+ * ever apply (the same inner transaction, the same sequence number).
+ */
+function replacesByFee(queued: ParsedEnvelope, newcomer: ParsedEnvelope): boolean {
+  if (!(newcomer.envelope instanceof FeeBumpTransaction) || newcomer.innerHash !== queued.innerHash) return false;
+  return feeRate(newcomer) >= REPLACE_BY_FEE_MULTIPLIER * feeRate(queued);
 }
