@@ -60,7 +60,11 @@ describe('risk configuration', () => {
 
   it('fills unset fields with the defaults and names them', () => {
     const { config, defaults } = effectiveRiskConfig({ levels: { critical: 1.2 }, depegBps: 100 });
-    expect(config).toEqual({ ...RISK_CONFIG_DEFAULTS, levels: { medium: 1.5, high: 1.25, critical: 1.2 }, depegBps: 100 });
+    expect(config).toEqual({
+      ...RISK_CONFIG_DEFAULTS,
+      levels: { medium: 1.5, high: 1.25, critical: 1.2 },
+      depegBps: 100,
+    });
     expect(defaults).toEqual([
       'levels.medium',
       'levels.high',
