@@ -61,7 +61,14 @@ export class RiskConfigController {
     @Param() params: RiskWalletParams,
     @Body() body: PutRiskConfigRequest,
   ): Promise<RiskConfigResponse> {
-    return view(await this.configs.put(accountOf(caller), params.walletAddress, settingsOf(body)));
+    const settings = settingsOf(body);
+    const account = accountOf(caller);
+    if (Object.keys(settings).length === 0) {
+      // Nothing set is the defaults: nothing is stored (GET answers 404 again, as for a wallet never configured).
+      await this.configs.remove(account, params.walletAddress);
+      return view({ walletAddress: params.walletAddress, settings: {}, updatedAt: new Date() });
+    }
+    return view(await this.configs.put(account, params.walletAddress, settings));
   }
 }
 
@@ -75,10 +82,11 @@ function settingsOf(body: PutRiskConfigRequest): RiskConfigInput {
   const scalars = (['oracleMaxAgeSeconds', 'utilizationWarnBps', 'utilizationAlertBps', 'depegBps'] as const).filter(
     (key) => body[key] !== undefined,
   );
-  return { ...(levels && { levels }), ...Object.fromEntries(scalars.map((key) => [key, body[key]])) };
+  const anyLevel = levels !== undefined && Object.keys(levels).length > 0;
+  return { ...(anyLevel && { levels }), ...Object.fromEntries(scalars.map((key) => [key, body[key]])) };
 }
 
-function view(record: RiskConfigRecord): RiskConfigResponse {
+function view(record: Pick<RiskConfigRecord, 'walletAddress' | 'settings' | 'updatedAt'>): RiskConfigResponse {
   const { config, defaults } = effectiveRiskConfig(record.settings);
   return {
     success: true,

@@ -60,6 +60,12 @@ describe.each(databases)('risk configurations on $name', ({ url, drop }) => {
     const replaced = await h.call('PUT', path(wallet), { caller, body: { utilizationWarnBps: 5000 } });
     expect(replaced.body).toMatchObject({ levels: { medium: 1.5, high: 1.25, critical: 1.1 }, depegBps: 200 });
     expect(replaced.body.defaults).not.toContain('utilizationWarnBps');
+
+    // Nothing set is the defaults: nothing stays stored, GET is 404 again.
+    const reset = await h.call('PUT', path(wallet), { caller, body: { levels: {} } });
+    expect(reset.status).toBe(200);
+    expect(reset.body.defaults).toHaveLength(7);
+    expect((await h.call('GET', path(wallet), { caller })).status).toBe(404);
   });
 
   it.each([

@@ -41,6 +41,11 @@ export class RiskConfigRepository {
     return result.document as RiskConfigRecord;
   }
 
+  /** Removes an account's configuration of a wallet (its levels are the defaults again). */
+  async remove(accountId: string, walletAddress: string): Promise<void> {
+    await (await this.configs()).delete({ accountId, walletAddress });
+  }
+
   async owned(accountId: string, walletAddress: string): Promise<RiskConfigRecord | null> {
     return (await this.configs()).findOne({ accountId, walletAddress });
   }
