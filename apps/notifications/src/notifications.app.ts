@@ -9,6 +9,7 @@ import { DlqModule } from './dlq/dlq.module';
 import { monitorModules } from './monitor/monitor.module';
 import { registerQueueBoard } from './queues/queue-board';
 import { RiskRoutesModule } from './risk/risk.module';
+import { RiskConfigRoutesModule } from './risk-config/risk-config.module';
 import { NotificationsSettings } from './settings/notifications-settings';
 import { TriggerModule } from './trigger/trigger.module';
 
@@ -19,6 +20,7 @@ const ROUTES = [
   DlqModule,
   AccountEventsModule,
   RiskRoutesModule,
+  RiskConfigRoutesModule,
   TriggerModule,
 ];
 

@@ -29,7 +29,7 @@ export interface DeliveryHarness {
    */
   caller(options?: { account?: string; email?: string | null }): CallerIdentity;
   call(
-    method: 'GET' | 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     options?: { caller?: CallerIdentity; body?: unknown; headers?: Record<string, string> },
   ): Promise<request.Response>;
@@ -100,7 +100,8 @@ export async function startDeliveryHarness(env: Record<string, string> = {}): Pr
       });
       const headers = { ...signed, 'x-request-id': requestId, ...options.headers };
       const server = request(app.getHttpServer());
-      const call = method === 'GET' ? server.get(path) : method === 'DELETE' ? server.delete(path) : server.post(path);
+      const calls = { GET: server.get, POST: server.post, PUT: server.put, DELETE: server.delete };
+      const call = calls[method].call(server, path);
       return text === undefined
         ? call.set(headers)
         : call.set({ 'content-type': 'application/json', ...headers }).send(text);

@@ -4,6 +4,7 @@ export * from './lib/notifications/channel';
 export * from './lib/risk/health-factor';
 export * from './lib/risk/risk-alert';
 export * from './lib/risk/risk-api';
+export * from './lib/risk/risk-config';
 export * from './lib/risk/risk-level';
 export * from './lib/txb/proposal-status';
 export * from './lib/txb/txb-action';

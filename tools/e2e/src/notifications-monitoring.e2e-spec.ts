@@ -226,4 +226,32 @@ describe('risk monitoring through the gateway', () => {
     expect(after.status).toBe(200);
     expect(Math.abs(after.body.positions[0].healthFactor - 1)).toBeLessThanOrEqual(0.001);
   }, 120_000);
+
+  it("the account's risk configuration sets the levels /risk answers, and no other account sees it", async () => {
+    const { apiKey: key } = await s.api.partnerKey();
+    const { apiKey: other } = await s.api.partnerKey();
+    await priceXlm(3_000_000n);
+    // 10 000 XLM at $0.30 x 0.75 against 1 500 USDC / 0.95: health factor 1.425, medium by the defaults.
+    const wallet = s.borrower({ xlm: 10_000n * UNIT, usdc: 1_500n * UNIT }).address;
+    const before = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(before.body.levels).toEqual({ medium: 1.5, high: 1.25, critical: 1.1 });
+    expect(before.body.positions[0].riskLevel).toBe('medium');
+
+    const put = await s.api.call('PUT', `/rms/config/${wallet}`, {
+      key,
+      body: { levels: { medium: 1.8, high: 1.6, critical: 1.45 } },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ levels: { medium: 1.8, high: 1.6, critical: 1.45 }, depegBps: 200 });
+    const after = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(after.body.levels).toEqual({ medium: 1.8, high: 1.6, critical: 1.45 });
+    expect(after.body.positions[0]).toMatchObject({ riskLevel: 'critical', recommendedAction: 'LIQUIDATE' });
+
+    // Another account: 404 on the configuration, the defaults on /risk.
+    expect((await s.api.call('GET', `/rms/config/${wallet}`, { key: other })).status).toBe(404);
+    expect((await s.api.call('GET', `/rms/risk/${wallet}`, { key: other })).body.positions[0].riskLevel).toBe('medium');
+    const bad = await s.api.call('PUT', `/rms/config/${wallet}`, { key, body: { levels: { critical: 0.9 } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([expect.objectContaining({ field: 'levels.critical' })]);
+  }, 120_000);
 });

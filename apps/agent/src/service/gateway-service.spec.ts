@@ -31,6 +31,7 @@ const ANSWER: RiskResponse = {
       liquidationBuffer: 11.11111,
     },
   ],
+  levels: { medium: 1.5, high: 1.25, critical: 1.1 },
   evaluatedAt: '2026-11-22T12:00:00.000Z',
   timestamp: '2026-11-22T12:00:00.000Z',
 };
@@ -49,7 +50,15 @@ describe('where the agent reads its risk', () => {
   const builder = {} as CloseBuilder;
   /** The gateway-backed service with the ledger-backed one behind it (what the agent runs outside mock mode). */
   const serviceOf = (watched: string[], client: ServiceClient, subscription: Subscription) =>
-    new GatewayService({} as AgentConfig, WALLET, client, subscription, new LedgerService(watched, ledger, builder, 0, logger), builder, logger);
+    new GatewayService(
+      {} as AgentConfig,
+      WALLET,
+      client,
+      subscription,
+      new LedgerService(watched, ledger, builder, 0, logger),
+      builder,
+      logger,
+    );
 
   beforeEach(() => (ledgerPools.length = 0));
 

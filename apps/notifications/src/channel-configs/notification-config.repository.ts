@@ -94,6 +94,12 @@ export class NotificationConfigRepository {
     await (await this.configs()).updateOne({ id }, { set: { ...set, updatedAt: new Date() } });
   }
 
+  /** The (wallet, account) pairs with at least one enabled channel, repeated per channel. */
+  async enabledOwners(): Promise<Array<Pick<ChannelConfigRecord, 'walletAddress' | 'accountId'>>> {
+    const enabled = await (await this.configs()).find({ enabled: true });
+    return enabled.map(({ walletAddress, accountId }) => ({ walletAddress, accountId }));
+  }
+
   /** Every wallet with at least one enabled channel (the monitor's work list). */
   async watchedWallets(): Promise<string[]> {
     const enabled = await (await this.configs()).find({ enabled: true });

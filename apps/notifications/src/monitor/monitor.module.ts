@@ -4,6 +4,7 @@ import { NotificationsSettings } from '../settings/notifications-settings';
 import { AlertsModule } from '../alerts/alerts.module';
 import { ChannelConfigsModule } from '../channel-configs/channel-configs.module';
 import { RiskModule } from '../risk/risk.module';
+import { RiskConfigModule } from '../risk-config/risk-config.module';
 import { MonitorBatchEvaluator } from './batch-evaluator';
 import { MonitorKeys } from './monitor-keys';
 import { MonitorMetrics } from './monitor-metrics';
@@ -46,7 +47,7 @@ export class MonitorSchedulerModule {}
 
 /** Role `worker`: the batch jobs of every round. */
 @Module({
-  imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule],
+  imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule, RiskConfigModule],
   providers: [MonitorBatchEvaluator, MonitorWorker],
 })
 export class MonitorWorkerModule {}

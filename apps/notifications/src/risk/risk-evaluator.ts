@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RiskPositionScenarios } from '@rp/contracts';
+import type { RiskLevelBounds, RiskPositionScenarios } from '@rp/contracts';
 import { assessPosition, holdsCollateralOrDebt, liquidationScenarios } from '@rp/ledger';
 import type { EvaluatedPosition } from './risk-alert';
 import { PoolSnapshots } from './pool-snapshots';
@@ -33,7 +33,11 @@ export class RiskEvaluator {
     private readonly snapshots: PoolSnapshots,
   ) {}
 
-  async evaluate(wallets: readonly string[]): Promise<Evaluation> {
+  /** `boundsOf`: a wallet's level bounds (the defaults where it answers undefined or is not given). */
+  async evaluate(
+    wallets: readonly string[],
+    boundsOf: (wallet: string) => RiskLevelBounds | undefined = () => undefined,
+  ): Promise<Evaluation> {
     const pools = this.ledger.pools();
     const reader = await this.ledger.poolReader();
     const positions: AssessedPosition[] = [];
@@ -51,7 +55,7 @@ export class RiskEvaluator {
           positions.push({
             wallet,
             pool,
-            risk: assessPosition(state.reserves, prices, held),
+            risk: assessPosition(state.reserves, prices, held, boundsOf(wallet)),
             scenarios: () => liquidationScenarios(state.reserves, prices, held),
           });
         });

@@ -80,11 +80,19 @@ export const RISK_POSITION_SCHEMA: SchemaObject = {
 
 export const RISK_RESPONSE_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['success', 'walletAddress', 'positions', 'evaluatedAt', 'timestamp'],
+  required: ['success', 'walletAddress', 'positions', 'levels', 'evaluatedAt', 'timestamp'],
   properties: {
     success: { type: 'boolean', enum: [true] },
     walletAddress: { type: 'string' },
     positions: { type: 'array', items: RISK_POSITION_SCHEMA },
+    levels: {
+      type: 'object',
+      description:
+        'The level bounds riskLevel was judged by (health factors; below medium: medium, and so on): your ' +
+        "account's risk configuration of the wallet, else the defaults 1.50 / 1.25 / 1.10.",
+      required: ['medium', 'high', 'critical'],
+      properties: { medium: { type: 'number' }, high: { type: 'number' }, critical: { type: 'number' } },
+    },
     evaluatedAt: timestamp,
     timestamp,
   },

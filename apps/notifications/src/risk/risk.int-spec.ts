@@ -7,11 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { CallerIdentity, RiskResponse } from '@rp/contracts';
 import { LedgerWallet, fixedToNumber } from '@rp/ledger';
+import { PersistenceModule } from '@rp/persistence';
 import { createApp, initApp, loadConfig, signInternalRequest } from '@rp/platform';
 import { DEMO_PRICES, DEMO_WALLETS, type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
 import request from 'supertest';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { notificationsApp } from '../notifications.app';
+import { RiskConfigRoutesModule } from '../risk-config/risk-config.module';
 import { RiskRoutesModule } from './risk.module';
 
 const TOKEN = 'internal-token-for-risk-integration-tests';
@@ -34,16 +36,30 @@ async function riskApp(env: Record<string, string>): Promise<NestFastifyApplicat
     ...env,
   });
   const app = await createApp(
-    // The risk routes alone: no Redis, so no queue dashboard either.
+    // The risk routes and the risk configurations alone: no Redis, so no queue dashboard either.
     {
       ...notificationsApp,
-      modules: () => [{ module: RiskRoutesModule }],
+      modules: () => [
+        PersistenceModule.forRoot({ appName: 'notifications', url: config.databaseUrl() }),
+        { module: RiskRoutesModule },
+        { module: RiskConfigRoutesModule },
+      ],
       readiness: () => [],
       configureHttp: undefined,
     },
     config,
   );
   return initApp(app);
+}
+
+function put(app: NestFastifyApplication, path: string, body: unknown) {
+  const requestId = randomUUID();
+  const text = JSON.stringify(body);
+  const headers = signInternalRequest({ token: TOKEN, method: 'PUT', path, requestId, identity: caller, body: text });
+  return request(app.getHttpServer())
+    .put(path)
+    .set({ ...headers, 'x-request-id': requestId, 'content-type': 'application/json' })
+    .send(text);
 }
 
 function get(app: NestFastifyApplication, path: string) {
@@ -173,6 +189,23 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
       collateralValueUsd: 2800,
     });
     expect(answer.body.positions[0].healthFactor).toBeLessThan(1.1);
+  });
+
+  it("judges the level by the account's bounds for the wallet, and says which bounds it used", async () => {
+    sandbox.ledger.closeLedger(); // the price the test before moved is back
+    const before = (await risk(endangered)).body as RiskResponse;
+    expect(before.levels).toEqual({ medium: 1.5, high: 1.25, critical: 1.1 });
+    expect(before.positions[0]).toMatchObject({ riskLevel: 'high', recommendedAction: 'REPAY' });
+    // HF ~1.125: critical once the account says critical starts below 1.2.
+    const set = await put(app, `/api/v1/rms/config/${endangered}`, { levels: { critical: 1.2 } });
+    expect(set.status).toBe(200);
+    const after = (await risk(endangered)).body as RiskResponse;
+    expect(after.levels).toEqual({ medium: 1.5, high: 1.25, critical: 1.2 });
+    expect(after.positions[0]).toMatchObject({ riskLevel: 'critical', recommendedAction: 'LIQUIDATE' });
+    expect(after.positions[1]).toMatchObject({ riskLevel: 'low', healthFactor: null });
+    // Back to the defaults: high again.
+    await put(app, `/api/v1/rms/config/${endangered}`, {});
+    expect(((await risk(endangered)).body as RiskResponse).positions[0].riskLevel).toBe('high');
   });
 
   it('answers no positions for a wallet that has none', async () => {

@@ -4,6 +4,7 @@ import { AlertIntake } from '../alerts/alert-intake.service';
 import { NotificationConfigRepository, type WatchedWallet } from '../channel-configs/notification-config.repository';
 import { riskAlert } from '../risk/risk-alert';
 import { RiskEvaluator } from '../risk/risk-evaluator';
+import { RiskBounds } from '../risk-config/risk-bounds';
 
 export interface TriggerOrder {
   readonly walletAddress?: string;
@@ -13,7 +14,8 @@ export interface TriggerOrder {
 /**
  * The admin trigger: evaluates one watched wallet or all of them now and sends an alert for every position with
  * debt at or above the minimum, skipping the cooldown. The minimum is the body's `minRiskLevel` (which then also
- * replaces each channel's own) or else the lowest one among the wallet's enabled channels.
+ * replaces each channel's own) or else the lowest one among the wallet's enabled channels; levels by the wallet's
+ * risk configuration, as the monitor judges them.
  */
 @Injectable()
 export class TriggerService {
@@ -23,6 +25,7 @@ export class TriggerService {
     private readonly evaluator: RiskEvaluator,
     private readonly configs: NotificationConfigRepository,
     private readonly intake: AlertIntake,
+    private readonly bounds: RiskBounds,
   ) {}
 
   async trigger(order: TriggerOrder): Promise<TriggerResponse> {
@@ -33,7 +36,11 @@ export class TriggerService {
         ? watched
         : watched.filter((wallet) => wallet.walletAddress === order.walletAddress);
     const threshold = new Map<string, RiskLevel>(targets.map((w) => [w.walletAddress, override ?? w.minRiskLevel]));
-    const evaluation = await this.evaluator.evaluate(targets.map((wallet) => wallet.walletAddress));
+    const bounds = await this.bounds.watched();
+    const evaluation = await this.evaluator.evaluate(
+      targets.map((wallet) => wallet.walletAddress),
+      (wallet) => bounds.get(wallet),
+    );
     let alerts = 0;
     let queued = 0;
     for (const position of evaluation.positions) {

@@ -132,6 +132,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rms/config/{walletAddress}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet's risk configuration set by your account
+         * @description Level bounds (health factors: below `medium` a position is medium, below `high` high, below `critical` critical; strictly decreasing, critical above 1.0), the oracle age, utilisation and depeg bounds. Unset fields take the defaults (1.50 / 1.25 / 1.10, 300 s, 8000 / 9000 bps, 200 bps); `defaults` names them. The risk answer and the monitor use these bounds for the wallet.
+         */
+        get: operations["getRiskConfig"];
+        /**
+         * Set (replace) the wallet's risk configuration
+         * @description Level bounds (health factors: below `medium` a position is medium, below `high` high, below `critical` critical; strictly decreasing, critical above 1.0), the oracle age, utilisation and depeg bounds. Unset fields take the defaults (1.50 / 1.25 / 1.10, 300 s, 8000 / 9000 bps, 200 bps); `defaults` names them. The risk answer and the monitor use these bounds for the wallet.
+         */
+        put: operations["putRiskConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rms/events": {
         parameters: {
             query?: never;
@@ -338,7 +362,7 @@ export interface paths {
         };
         /**
          * A wallet's positions in the watched pools, with their risk
-         * @description One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health factor is null and the level low. Each position also says where it is liquidated: liquidationPrices, healthFactorIf and liquidationBuffer, in the same integer math.
+         * @description One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health factor is null and the level low. Each position also says where it is liquidated: liquidationPrices, healthFactorIf and liquidationBuffer, in the same integer math. riskLevel follows the level bounds your account set for the wallet (PUT /api/v1/rms/config/:walletAddress), else the defaults.
          */
         get: operations["getRisk"];
         put?: never;
@@ -560,6 +584,15 @@ export interface components {
             /** @description An ISO 8601 date-time (2026-05-01T12:00:00Z) or date (2026-05-01). */
             timestamp?: string;
         };
+        PutRiskConfigRequest: {
+            levels?: components["schemas"]["RiskConfigLevelsRequest"];
+            oracleMaxAgeSeconds?: number;
+            /** @description Below utilizationAlertBps. */
+            utilizationWarnBps?: number;
+            /** @description Above utilizationWarnBps. */
+            utilizationAlertBps?: number;
+            depegBps?: number;
+        };
         RegisterChannelhookRequest: {
             channelWebhook: string;
             /** @description Ledger account address (G..., checksum verified). */
@@ -583,6 +616,14 @@ export interface components {
             walletAddress: string;
             /** @enum {string} */
             minRiskLevel?: "low" | "medium" | "high" | "critical" | "healthy" | "warn" | "alert" | "emergency";
+        };
+        RiskConfigLevelsRequest: {
+            /** @description A health factor; medium > high > critical > 1.0. */
+            medium?: number;
+            /** @description A health factor; medium > high > critical > 1.0. */
+            high?: number;
+            /** @description A health factor; medium > high > critical > 1.0. */
+            critical?: number;
         };
         TriggerRequest: {
             /** @description Ledger account address (G..., checksum verified). */
@@ -1139,6 +1180,149 @@ export interface operations {
             };
             /** @description SUBSCRIPTION_NOT_FOUND: the email never paid */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getRiskConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The wallet, a ledger G-address */
+                walletAddress: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective configuration */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        walletAddress: string;
+                        levels: {
+                            /** @example 1.25 */
+                            medium: number;
+                            /** @example 1.25 */
+                            high: number;
+                            /** @example 1.25 */
+                            critical: number;
+                        };
+                        oracleMaxAgeSeconds: number;
+                        utilizationWarnBps: number;
+                        utilizationAlertBps: number;
+                        depegBps: number;
+                        /** @description The fields at their default, dotted (`levels.high`) */
+                        defaults: string[];
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: one details[] entry per bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Your account has set no risk configuration for this wallet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putRiskConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The wallet, a ledger G-address */
+                walletAddress: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutRiskConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The effective configuration */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        walletAddress: string;
+                        levels: {
+                            /** @example 1.25 */
+                            medium: number;
+                            /** @example 1.25 */
+                            high: number;
+                            /** @example 1.25 */
+                            critical: number;
+                        };
+                        oracleMaxAgeSeconds: number;
+                        utilizationWarnBps: number;
+                        utilizationAlertBps: number;
+                        depegBps: number;
+                        /** @description The fields at their default, dotted (`levels.high`) */
+                        defaults: string[];
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: one details[] entry per bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No API key */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2149,6 +2333,12 @@ export interface operations {
                              */
                             liquidationBuffer: number | null;
                         }[];
+                        /** @description The level bounds riskLevel was judged by (health factors; below medium: medium, and so on): your account's risk configuration of the wallet, else the defaults 1.50 / 1.25 / 1.10. */
+                        levels: {
+                            medium: number;
+                            high: number;
+                            critical: number;
+                        };
                         /** Format: date-time */
                         evaluatedAt: string;
                         /** Format: date-time */

@@ -1,4 +1,5 @@
 import { ValidateIf } from 'class-validator';
+import type { RiskConfigLevels } from './risk-config';
 import { IsLedgerAccountAddress, IsRiskLevel } from '../validation/ledger-validators';
 import type { RiskAlert } from './risk-alert';
 import type { AlertTrigger } from './risk-level';
@@ -60,6 +61,8 @@ export interface RiskResponse {
   walletAddress: string;
   /** One entry per watched pool (`RMS_POOLS`) where the wallet has collateral or debt. */
   positions: RiskPosition[];
+  /** The level bounds `riskLevel` was judged by: the caller's risk configuration of the wallet, else the defaults. */
+  levels: RiskConfigLevels;
   evaluatedAt: string;
   timestamp: string;
 }
