@@ -20,6 +20,7 @@ const suites = [
   'txb',
   'agent',
   'signing-rule',
+  'storm',
   ...Object.keys(parts),
   ...parts.notifications,
 ];
