@@ -63,6 +63,51 @@ const LIBRARY_ONLY_PACKAGES = [
 const LIBRARY_ONLY_SOURCE = '/^(?:@stellar\\/|@x402\\/|(?:mongoose|pg|better-sqlite3|ioredis)(?:\\/|$))/';
 const LIBRARY_ONLY_MESSAGE =
   'Apps reach @stellar/*, @x402/*, database drivers and ioredis only through @rp/* libraries.';
+// The agent's modes are implementations chosen once at start (agent-runtime.ts, issue 21 §3): outside its mock
+// mode's folder no code holds the mock or asks whether it is there.
+const AGENT_MODE_SYNTAX = [
+  {
+    selector: "MemberExpression[object.type='ThisExpression'][property.name='mock']",
+    message: 'The agent asks its AgentService, ClosePath or Subscription (chosen once in agent-runtime.ts), never a mock flag.',
+  },
+  {
+    selector: "ImportSpecifier[imported.name='MockService']",
+    message: 'MockService belongs to the mock mode (apps/agent/src/mock/): the rest of the agent sees AgentService.',
+  },
+];
+
+// What every app's code may not write: a driver reached around our libraries, a Lua loader of its own (the one with
+// the NOSCRIPT fallback is `runScript` in @rp/platform).
+const APP_SYNTAX = [
+  { selector: `ImportExpression[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
+  { selector: `TSImportType[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
+  {
+    selector: `CallExpression[callee.name='require'][arguments.0.value=${LIBRARY_ONLY_SOURCE}]`,
+    message: LIBRARY_ONLY_MESSAGE,
+  },
+  {
+    selector: "CallExpression[callee.property.name='evalsha'], Literal[value=/NOSCRIPT/]",
+    message: 'Run Lua scripts with luaScript/runScript from @rp/platform: one loader, with its NOSCRIPT fallback.',
+  },
+];
+// BullMQ connects through the platform's Redis options (`bullConnection` from @rp/platform), never options of its own.
+const BULLMQ_CONNECTION = {
+  name: 'bullmq',
+  importNames: ['ConnectionOptions'],
+  message: "BullMQ's connection is bullConnection(settings, name) from @rp/platform.",
+};
+
+// The notifications service: its feature folders never import the module root (main.ts, notifications.app.ts),
+// and its Redis seams are Nest providers, built in a feature's *.module.ts and injected, never `new`-ed in a service.
+const NOTIFICATIONS_ROOT_IMPORT = {
+  selector: 'ImportDeclaration[source.value=/^(\\.\\.\\/)+(main|notifications\\.(app|module))$/]',
+  message: 'A notifications feature folder never imports the module root: the root composes the features.',
+};
+const NOTIFICATIONS_SEAMS = 'DestinationLanes|AlertCooldown|MonitorKeys|PositionCache|SchedulerLock|RedisLeases';
+const NOTIFICATIONS_NEW_SEAM = {
+  selector: `NewExpression[callee.name=/^(${NOTIFICATIONS_SEAMS})$/]`,
+  message: "A Redis seam is a Nest provider: build it in the feature's *.module.ts and inject it.",
+};
 
 export default [
   ...nx.configs['flat/base'],
@@ -86,19 +131,29 @@ export default [
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
+          paths: [{ ...BULLMQ_CONNECTION, allowTypeImports: false }],
           patterns: [DEEP_IMPORT, ...LIBRARY_ONLY_PACKAGES.map((pattern) => ({ ...pattern, allowTypeImports: false }))],
         },
       ],
-      'no-restricted-syntax': [
-        'error',
-        { selector: `ImportExpression[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
-        { selector: `TSImportType[source.value=${LIBRARY_ONLY_SOURCE}]`, message: LIBRARY_ONLY_MESSAGE },
-        {
-          selector: `CallExpression[callee.name='require'][arguments.0.value=${LIBRARY_ONLY_SOURCE}]`,
-          message: LIBRARY_ONLY_MESSAGE,
-        },
-      ],
+      'no-restricted-syntax': ['error', ...APP_SYNTAX],
     },
+  },
+  {
+    files: ['apps/agent/src/**/*.ts'],
+    ignores: ['apps/agent/src/mock/**'],
+    rules: {
+      'no-restricted-syntax': ['error', ...APP_SYNTAX, ...AGENT_MODE_SYNTAX],
+    },
+  },
+  {
+    files: ['apps/notifications/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...APP_SYNTAX, NOTIFICATIONS_ROOT_IMPORT, NOTIFICATIONS_NEW_SEAM] },
+  },
+  {
+    // Where the seams are built: the feature modules, and the scheduler lock's factory (a test builds a second one).
+    files: ['apps/notifications/src/**/*.module.ts', 'apps/notifications/src/monitor/scheduler-lock.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...APP_SYNTAX, NOTIFICATIONS_ROOT_IMPORT] },
   },
   {
     // App integration tests may run against the sandbox (@rp/sandbox, tagged type:sandbox), and only they (with

@@ -5,7 +5,7 @@ import { LedgerWallet } from '@rp/ledger';
 import { createApp, initApp, loadConfig, signInternalRequest } from '@rp/platform';
 import { DEMO_WALLETS, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import request from 'supertest';
-import { NotificationsConfig } from '../src/config/notifications.config';
+import { NotificationsSettings } from '../src/settings/notifications-settings';
 import { notificationsApp } from '../src/notifications.app';
 
 export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -22,14 +22,14 @@ export type LogEntry = ReturnType<MessageLog['list']>[number];
 export interface DeliveryHarness {
   sandbox: RunningSandbox;
   app: NestFastifyApplication;
-  config: NotificationsConfig;
+  config: NotificationsSettings;
   /**
    * A caller the gateway would vouch for: a fresh key of `account` (a fresh partner account when omitted), with
    * `email` as its contact. The same email is never the same account.
    */
   caller(options?: { account?: string; email?: string | null }): CallerIdentity;
   call(
-    method: 'GET' | 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     options?: { caller?: CallerIdentity; body?: unknown; headers?: Record<string, string> },
   ): Promise<request.Response>;
@@ -47,7 +47,7 @@ export interface DeliveryHarness {
 export async function startDeliveryHarness(env: Record<string, string> = {}): Promise<DeliveryHarness> {
   const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0, scenario: 'empty' });
   const port = new URL(sandbox.url).port;
-  const config = loadConfig(NotificationsConfig, {
+  const config = loadConfig(NotificationsSettings, {
     REDIS_URL,
     DATABASE_URL: 'sqlite://memory',
     INTERNAL_TOKEN: TOKEN,
@@ -100,7 +100,8 @@ export async function startDeliveryHarness(env: Record<string, string> = {}): Pr
       });
       const headers = { ...signed, 'x-request-id': requestId, ...options.headers };
       const server = request(app.getHttpServer());
-      const call = method === 'GET' ? server.get(path) : method === 'DELETE' ? server.delete(path) : server.post(path);
+      const calls = { GET: server.get, POST: server.post, PUT: server.put, DELETE: server.delete };
+      const call = calls[method].call(server, path);
       return text === undefined
         ? call.set(headers)
         : call.set({ 'content-type': 'application/json', ...headers }).send(text);

@@ -4,11 +4,14 @@ import type { RiskLevel } from '@rp/contracts';
 import { RedisClient, createApp, initApp, loadConfig } from '@rp/platform';
 import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
 import { Registry } from 'prom-client';
-import { NotificationsConfig } from '../src/config/notifications.config';
-import { NotificationConfigRepository } from '../src/configs/notification-config.repository';
+import { NotificationsSettings } from '../src/settings/notifications-settings';
+import { NotificationConfigRepository } from '../src/channel-configs/notification-config.repository';
+import { MonitorKeys } from '../src/monitor/monitor-keys';
 import { MonitorMetrics } from '../src/monitor/monitor-metrics';
 import { MonitorQueue } from '../src/monitor/monitor-queue';
 import { MonitorScheduler } from '../src/monitor/monitor-scheduler';
+import { PositionCache } from '../src/monitor/position-cache';
+import { schedulerLock } from '../src/monitor/scheduler-lock';
 import { notificationsApp } from '../src/notifications.app';
 import { PoolSnapshots } from '../src/risk/pool-snapshots';
 import { RmsLedger } from '../src/risk/rms-ledger';
@@ -20,7 +23,7 @@ export interface MonitorHarness {
   scenario: LoadedScenario;
   /** The notifications app in role `worker`: batch jobs and deliveries, no scheduler of its own. */
   app: NestFastifyApplication;
-  config: NotificationsConfig;
+  config: NotificationsSettings;
   /** A scheduler built as the `monitor` role builds it; `close()` stops every one made. */
   scheduler(): MonitorScheduler;
   /** Registers an email channel for each wallet (the monitor watches wallets with an enabled channel). */
@@ -43,7 +46,7 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
   const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
   const scenario = sandbox.scenario as LoadedScenario;
   sandbox.ledger.closeLedger();
-  const config = loadConfig(NotificationsConfig, {
+  const config = loadConfig(NotificationsSettings, {
     REDIS_URL,
     DATABASE_URL: 'sqlite://memory',
     LOG_LEVEL: 'silent',
@@ -78,6 +81,9 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
         get(NotificationConfigRepository),
         queue,
         get(MonitorMetrics),
+        get(MonitorKeys),
+        get(PositionCache),
+        schedulerLock(get(RedisClient), get(MonitorKeys)),
       );
       schedulers.push(scheduler);
       return scheduler;

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
-import { BuildController } from './build/build.controller';
-import { BuildService } from './build/build.service';
-import { TransactionAssembler } from './build/transaction-assembler';
-import { UnwindRouter } from './build/unwind-router';
+import { BuildController } from './building/build.controller';
+import { BuildService } from './building/build.service';
+import { InclusionFeePricer } from './building/inclusion-fee-pricer';
+import { TransactionAssembler } from './building/transaction-assembler';
+import { UnwindRouter } from './building/unwind-router';
 import { TxbLedger } from './ledger/txb-ledger';
 import { PositionReader } from './positions/position.reader';
 import { ProposalAccountMigration } from './proposals/proposal-account-migration';
@@ -22,6 +23,7 @@ import { TrackingRepository } from './tracking/tracking.repository';
     TxbLedger,
     PositionReader,
     TransactionAssembler,
+    InclusionFeePricer,
     UnwindRouter,
     BuildService,
     ProposalRepository,

@@ -6,5 +6,7 @@ export * from './lib/config/load-config';
 export * from './lib/config/setting-decorators';
 export * from './lib/logging/app-logger';
 export * from './lib/logging/redaction';
+export * from './lib/redis/lua-script';
+export * from './lib/redis/redis-leases';
 export * from './lib/redis/redis-options';
 export * from './lib/crypto/sealed-box';

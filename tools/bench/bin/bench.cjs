@@ -4,7 +4,7 @@
 // A suite made of parts (notifications: deliveries, monitoring) runs each part in a process of its own, one after
 // the other; a part also runs alone (`bench.cjs notifications-monitor`).
 const { spawnSync } = require('node:child_process');
-const { parseArgs } = require('node:util');
+const { parseCli } = require('../../dev/bin/cli-args.cjs');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -20,6 +20,7 @@ const suites = [
   'txb',
   'agent',
   'signing-rule',
+  'storm',
   ...Object.keys(parts),
   ...parts.notifications,
 ];
@@ -30,22 +31,9 @@ Suites: ${suites.join(', ')}.
 
   -h, --help  this text
 `;
-let args;
-try {
-  args = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
-} catch (error) {
-  process.stderr.write(`${error.message}\n\n${usage}`);
-  process.exit(64);
-}
-if (args.values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
-const [suite = 'sandbox', ...extra] = args.positionals;
-if (!suites.includes(suite) || extra.length > 0) {
-  process.stderr.write(usage);
-  process.exit(64);
-}
+const [suite = 'sandbox'] = parseCli(usage, {
+  valid: ([name = 'sandbox', ...extra]) => suites.includes(name) && extra.length === 0,
+}).positionals;
 // A suite that measures one part of an app lives beside that part (its imports stay inside the app).
 const beside = { 'rate-limit': path.join(root, 'apps', 'gateway', 'src', 'rate-limit', 'rate-limit.bench.ts') };
 const source = (name) => beside[name] ?? path.join(root, 'tools', 'bench', 'src', `${name}.bench.ts`);

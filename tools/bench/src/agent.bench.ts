@@ -1,53 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
-import { AppProcess, WORKSPACE_ROOT, freePort } from '@rp/dev';
-import { LedgerWallet } from '@rp/ledger';
-import { DEMO_PRICES, type LoadedScenario, UNIT, type RunningSandbox, startSandbox } from '@rp/sandbox';
-import { generateMnemonic } from '@scure/bip39';
-import { wordlist } from '@scure/bip39/wordlists/english';
-import { Address, nativeToScVal } from '@stellar/stellar-sdk';
+import type { AppProcess, Stack } from '@rp/dev';
+import { DEMO_PRICES, UNIT } from '@rp/sandbox';
+import { startBenchStack } from './bench-stack';
 
-const ADMIN = 'bench-admin-key-0123456789';
-const TOKEN = 'bench-internal-token-0123456789abcdef';
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 8);
 /** Ledger close interval; the agent polls at the same pace (the defaults' ratio: 5 s ledgers, 5 s polls). */
 const LEDGER_MS = Number(process.env['BENCH_LEDGER_MS'] ?? 1000);
-const REDIS_URL = (() => {
-  const url = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
-  url.pathname = '/6';
-  return url.toString();
-})();
-
-async function start(app: string, env: Record<string, string>): Promise<AppProcess> {
-  const started = new AppProcess({
-    app,
-    port: await freePort(),
-    env: { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info', INTERNAL_TOKEN: TOKEN, ...env },
-  });
-  await started.waitReady(60_000);
-  return started;
-}
 
 /** The endangered demo position (health factor about 1.12, high) for a fresh wallet holding no USDC but the key's. */
-function endangered(sandbox: RunningSandbox, scenario: LoadedScenario): string {
-  const mnemonic = generateMnemonic(wordlist);
-  const wallet = LedgerWallet.fromMnemonic(mnemonic);
-  const setup = sandbox.control.setup;
-  setup.fund(wallet.address, 100n * UNIT, 'bench agent wallet');
-  setup.openPosition(scenario.pool, {
-    user: wallet.address,
-    supplyCollateral: [{ asset: scenario.xlm, amount: 10_000n * UNIT }],
-    borrow: [{ asset: scenario.usdc, amount: 1_900n * UNIT }],
-  });
-  sandbox.ledger.invokePrivileged(scenario.usdc, 'transfer', [
-    new Address(wallet.address).toScVal(),
-    new Address(scenario.paymentReceiver).toScVal(),
-    nativeToScVal(1_900n * UNIT, { type: 'i128' }),
-  ]);
-  setup.mint(scenario.usdc, wallet.address, 1n * UNIT);
-  return mnemonic;
-}
+const endangered = (stack: Stack) =>
+  stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, extraUsdc: 1n * UNIT }, 'bench agent wallet')
+    .mnemonic;
 
 interface Round {
   path: string;
@@ -75,6 +39,42 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 12
 const rssMb = (pid: number | undefined) =>
   pid ? Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024 : 0;
 
+/** One round: a fresh endangered wallet and its agent; the price drops to `price` once the close is presigned. */
+async function round(stack: Stack, path: string, slippage: string, price: bigint, index: number): Promise<Round> {
+  const { scenario, sandbox } = stack;
+  sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, DEMO_PRICES.xlm);
+  const agent = await stack.start('agent', {
+    env: {
+      LEDGER_MNEMONIC: endangered(stack),
+      SERVICE_EMAIL: `bench-${path}-${index}@example.com`,
+      POLL_INTERVAL_MS: String(LEDGER_MS),
+      SLIPPAGE: slippage,
+      // No WATCHED_POOLS: the signing rule trusts the pool because the sandbox's pool factory knows it.
+      WATCHED_POOLS: undefined,
+    },
+  });
+  try {
+    await until('a presigned close', () => (logged(agent, 'presigned close ready').length > 0 ? true : undefined));
+    const before = sandbox.ledger.latest.sequence;
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, price);
+    const confirmed = await until('the confirmed close', () => logged(agent, 'close confirmed')[0]);
+    const sent = logged(agent, 'close sent').at(-1) ?? {};
+    // The agent starts in service mode and logs only changes of mode.
+    const modes = logged(agent, 'mode: degraded').length === 0;
+    return {
+      path: String(sent['path']),
+      mode: modes ? 'service' : 'degraded at times',
+      via: String(sent['via']),
+      decisionToSendMs: Number(sent['decisionToSendMs']),
+      decisionToAcceptedMs: Number(sent['decisionToAcceptedMs']),
+      ledgers: Number(confirmed['ledger']) - before,
+      rssMb: rssMb(agent.pid),
+    };
+  } finally {
+    await agent.stop();
+  }
+}
+
 /**
  * The agent as a real process (`NODE_ENV=production`) with the real subscription, txb, notifications (its risk
  * route; no WATCHED_POOLS, so the agent knows the pool from the service) and gateway on the sandbox
@@ -86,32 +86,15 @@ const rssMb = (pid: number | undefined) =>
  * when the price changed to the one holding the confirmed close; and the agent's resident memory.
  */
 async function main(): Promise<void> {
-  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: LEDGER_MS });
-  const scenario = sandbox.scenario as LoadedScenario;
-  const subscription = await start('subscription', {
-    DATABASE_URL: 'sqlite://memory',
-    X402_PAYMENT_ADDRESS_LEDGER: scenario.paymentReceiver,
-    X402_FACILITATOR_LEDGER_SECRET_KEY: scenario.sponsor.secret,
-    X402_LEDGER_NETWORK: 'ledger:testnet',
-    CONTRACT_RPC_URL: sandbox.rpcUrl,
-    RMS_ADMIN_API_KEY: ADMIN,
-  });
-  const txb = await start('txb', { REDIS_URL, CONTRACT_RPC_URL: sandbox.rpcUrl, TXB_UNWIND_RECEIVER: scenario.swapReceiver });
-  const notifications = await start('notifications', {
-    REDIS_URL,
-    DATABASE_URL: 'sqlite://memory',
-    NOTIFICATIONS_ROLE: 'all',
-    NOTIFICATIONS_KEY_PREFIX: 'agentbench',
-    NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32),
-    CONTRACT_RPC_URL: sandbox.rpcUrl,
-    RMS_POOLS: scenario.pool,
-    RMS_ADMIN_API_KEY: ADMIN,
-  });
-  const gateway = await start('gateway', {
-    REDIS_URL,
-    SUBSCRIPTION_URL: subscription.url,
-    TXB_URL: txb.url,
-    NOTIFICATIONS_URL: notifications.url,
+  const stack = await startBenchStack({
+    apps: ['subscription', 'txb', 'notifications', 'gateway'],
+    roles: { notifications: ['all'] },
+    ledgerIntervalMs: LEDGER_MS,
+    redisDb: 6,
+    env: {
+      all: { LOG_LEVEL: 'info' },
+      notifications: { NOTIFICATIONS_KEY_PREFIX: 'agentbench', NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32) },
+    },
   });
   const rounds: Round[] = [];
   try {
@@ -119,50 +102,15 @@ async function main(): Promise<void> {
       ['presigned', '500', 2_900_000n],
       ['rebuilt', '100', 2_700_000n],
     ] as const) {
-      for (let round = 0; round < ROUNDS; round += 1) {
-        sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, DEMO_PRICES.xlm);
-        const agent = await start('agent', {
-          DATABASE_URL: 'sqlite://memory',
-          LEDGER_MNEMONIC: endangered(sandbox, scenario),
-          CONTRACT_RPC_URL: sandbox.secureRpcUrl,
-          NODE_EXTRA_CA_CERTS: join(WORKSPACE_ROOT, 'tools/sandbox/tls/loopback.crt'),
-          SERVICE_BASE_URL: gateway.url,
-          SERVICE_EMAIL: `bench-${path}-${round}@example.com`,
-          POLL_INTERVAL_MS: String(LEDGER_MS),
-          SLIPPAGE: slippage,
-          UNWIND_RECEIVER: scenario.swapReceiver,
-          // No WATCHED_POOLS: the signing rule trusts the pool because the sandbox's pool factory knows it.
-          BLEND_POOL_FACTORY: scenario.poolFactory,
-        });
-        try {
-          await until('a presigned close', () => (logged(agent, 'presigned close ready').length > 0 ? true : undefined));
-          const before = sandbox.ledger.latest.sequence;
-          sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, price);
-          const confirmed = await until('the confirmed close', () => logged(agent, 'close confirmed')[0]);
-          const sent = logged(agent, 'close sent').at(-1) ?? {};
-          // The agent starts in service mode and logs only changes of mode.
-          const modes = logged(agent, 'mode: degraded').length === 0;
-          rounds.push({
-            path: String(sent['path']),
-            mode: modes ? 'service' : 'degraded at times',
-            via: String(sent['via']),
-            decisionToSendMs: Number(sent['decisionToSendMs']),
-            decisionToAcceptedMs: Number(sent['decisionToAcceptedMs']),
-            ledgers: Number(confirmed['ledger']) - before,
-            rssMb: rssMb(agent.pid),
-          });
-        } finally {
-          await agent.stop();
-        }
-      }
+      for (let index = 0; index < ROUNDS; index += 1) rounds.push(await round(stack, path, slippage, price, index));
     }
   } finally {
-    await gateway.stop();
-    await notifications.stop();
-    await txb.stop();
-    await subscription.stop();
-    await sandbox.close();
+    await stack.close();
   }
+  report(rounds);
+}
+
+function report(rounds: Round[]): void {
   const lines = [
     '| close path | rounds | sent via | decision to send, median / max ms | decision to accepted by the network, median / max ms | price change to confirmed, ledgers (median, max) | agent RSS max MB |',
     '|---|---|---|---|---|---|---|',

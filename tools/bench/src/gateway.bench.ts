@@ -4,17 +4,16 @@ import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { CallerIdentity } from '@rp/contracts';
-import { AppProcess, WORKSPACE_ROOT, freePort } from '@rp/dev';
-import { LedgerRpc, LedgerWallet, type PaymentRequired, createExactPayment, encodeX402Header } from '@rp/ledger';
+import { type IssuedKey, type Stack, WORKSPACE_ROOT, freePort } from '@rp/dev';
+import { type PaymentRequired, createExactPayment, encodeX402Header } from '@rp/ledger';
 import { signInternalRequest } from '@rp/platform';
-import { DEMO_WALLETS, type RunningSandbox, startSandbox } from '@rp/sandbox';
 import { Pool } from 'undici';
+import { profileFlags, startBenchStack } from './bench-stack';
 import { profileTable, summariseProfile } from './cpu-profile';
+import { cpuDuring } from './process-cpu';
 import { type Timing, measure, table } from './stats';
 import { machineCaption, writeChart } from './svg-chart';
 
-const TOKEN = 'bench-internal-token-0123456789abcdef';
-const ADMIN = 'bench-admin-key-0123456789';
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 2000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
@@ -29,27 +28,20 @@ const PURCHASES = Number(process.env['BENCH_PURCHASES'] ?? 10);
 /** Write V8 CPU profiles of the gateway and the service here, and summarise where a request's time goes. */
 const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 const PATH = '/api/v1/keys/me';
-
-const spawnedAt = new Map<string, number>();
-
-async function start(app: string, env: Record<string, string>): Promise<AppProcess> {
-  spawnedAt.set(app, performance.now());
-  const started = new AppProcess({
-    app,
-    port: await freePort(),
-    nodeArgs: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${app}.cpuprofile`] : [],
-    env: { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', INTERNAL_TOKEN: TOKEN, ...env },
-  });
-  await started.waitReady(60_000);
-  return started;
-}
+/** Untimed calls before each target's sequential ones (counted in its CPU per sequential call). */
+const SEQUENTIAL_WARMUP = 200;
 
 /** The floor: a bare keep-alive pass-through proxy process in front of the same service (tools/bench/bin). */
 async function startFloor(target: string): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'), target, String(port)],
+    [
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-name=floor.cpuprofile'] : []),
+      join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'),
+      target,
+      String(port),
+    ],
     {
       stdio: 'inherit',
     },
@@ -100,13 +92,37 @@ async function requestsServed(url: string): Promise<number> {
   );
 }
 
+type Target = 'direct' | 'floor' | 'gateway';
+
 interface Round {
-  latency: { direct: Timing; floor: Timing; gateway: Timing };
-  rps: { direct: number; floor: number; gateway: number };
+  latency: Record<Target, Timing>;
+  rps: Record<Target, number>;
+  /**
+   * CPU microseconds per answered call over each target's throughput phase (`/proc/<pid>/stat`): of the target's
+   * own process (the service itself for `direct`) and of the service behind it. Load on the machine changes how many
+   * calls a process gets through, hardly what each one costs, so these compare across runs where throughput cannot.
+   */
+  cpuPerCall: Record<Target, { process?: number; service?: number }>;
+  /** The same over the sequential calls of the latency phase: one call at a time, nothing shared between calls. */
+  cpuPerSequentialCall: Record<Target, { process?: number; service?: number }>;
 }
 
+/** Microseconds per call of what `cpuDuring` measured over `calls` calls. */
+function perCall(cpu: { process?: number; service?: number }, calls: number) {
+  return {
+    process: cpu.process === undefined ? undefined : cpu.process / calls,
+    service: cpu.service === undefined ? undefined : cpu.service / calls,
+  };
+}
+
+const micros = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
+
 function roundReport(round: Round, index: number): string {
-  const { latency, rps } = round;
+  const { latency, rps, cpuPerCall: cpu, cpuPerSequentialCall: sequential } = round;
+  const aboveFloor = (of: Round['cpuPerCall']) =>
+    of.gateway.process !== undefined && of.floor.process !== undefined
+      ? of.gateway.process - of.floor.process
+      : undefined;
   const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
   return [
     `Round ${index + 1}`,
@@ -127,15 +143,18 @@ function roundReport(round: Round, index: number): string {
     `| floor / direct | ${pct(rps.floor / rps.direct)} |`,
     `| **added by the gateway, p50 / p99** (targets <= 0.5 / 1.5 ms) | **${(latency.gateway.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.gateway.p99Ms - latency.direct.p99Ms).toFixed(2)} ms** |`,
     `| added by the floor, p50 / p99 | ${(latency.floor.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.floor.p99Ms - latency.direct.p99Ms).toFixed(2)} ms |`,
+    `| CPU per call, µs: floor process / gateway process (throughput phase) | ${micros(cpu.floor.process)} / ${micros(cpu.gateway.process)} |`,
+    `| **gateway above the floor, CPU µs per call** (throughput phase) | **${micros(aboveFloor(cpu))}** |`,
+    `| CPU per call of the service, µs: direct / behind the floor / behind the gateway | ${micros(cpu.direct.service)} / ${micros(cpu.floor.service)} / ${micros(cpu.gateway.service)} |`,
+    `| CPU per sequential call, µs: floor process / gateway process (latency phase) | ${micros(sequential.floor.process)} / ${micros(sequential.gateway.process)} |`,
+    `| **gateway above the floor, CPU µs per sequential call** | **${micros(aboveFloor(sequential))}** |`,
   ].join('\n');
 }
 
 /** Buys `PURCHASES` keys through the gateway, each from a fresh funded wallet; ms of each paid POST, sorted. */
-async function timePurchases(sandbox: RunningSandbox, gatewayUrl: string): Promise<number[]> {
-  const scenario = sandbox.scenario;
-  if (!scenario) throw new Error('demo scenario missing');
-  const ledger = new LedgerRpc({ rpcUrl: sandbox.rpcUrl, network: 'ledger:testnet' });
-  const challenge = await fetch(`${gatewayUrl}/api/v1/keys/subscribe`, {
+async function timePurchases(stack: Stack): Promise<number[]> {
+  const url = `${stack.api.url}/keys/subscribe`;
+  const challenge = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'buyer@example.com' }),
@@ -145,12 +164,10 @@ async function timePurchases(sandbox: RunningSandbox, gatewayUrl: string): Promi
   ) as PaymentRequired;
   const purchases: number[] = [];
   for (let i = 0; i < PURCHASES; i += 1) {
-    const payer = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 200 + i });
-    sandbox.control.setup.fund(payer.address, 100_000_000n);
-    sandbox.control.setup.mint(scenario.usdc, payer.address, 2_026_000n);
-    const payment = await createExactPayment({ ledger, payer, requirements: required.accepts[0] });
+    const { wallet: payer } = stack.wallet({ usdc: 2_026_000n }, 'bench buyer');
+    const payment = await createExactPayment({ ledger: stack.ledger, payer, requirements: required.accepts[0] });
     const started = performance.now();
-    const answer = await fetch(`${gatewayUrl}/api/v1/keys/subscribe`, {
+    const answer = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'X-PAYMENT-SIGNATURE': encodeX402Header(payment) },
       body: JSON.stringify({ email: `buyer-${i}@example.com` }),
@@ -162,6 +179,64 @@ async function timePurchases(sandbox: RunningSandbox, gatewayUrl: string): Promi
   return purchases.sort((a, b) => a - b);
 }
 
+const TARGETS = ['direct', 'floor', 'gateway'] as const;
+type Targets = Record<(typeof TARGETS)[number], () => Promise<void>>;
+const NAMES = { direct: 'direct to subscription', floor: 'through the floor proxy', gateway: 'through the gateway' };
+
+/** The three ways to the same route: the service with the gateway's signed identity, the floor, the gateway. */
+async function callTargets(stack: Stack, floorUrl: string): Promise<Targets> {
+  const key = (await stack.api.partnerKey({ email: 'bench@example.com' })) as IssuedKey & CallerIdentity;
+  const identity: CallerIdentity = {
+    keyId: key.keyId,
+    tier: key.tier,
+    rateLimit: key.rateLimit,
+    burst: key.burst,
+    expiresAt: key.expiresAt,
+    email: 'bench@example.com',
+    account: key.account,
+  };
+  const signed = () => {
+    const requestId = randomUUID();
+    return {
+      ...signInternalRequest({ token: stack.internalToken, method: 'GET', path: PATH, requestId, identity }),
+      'x-request-id': requestId,
+    };
+  };
+  return {
+    direct: caller(stack.app('subscription').url, signed),
+    floor: caller(floorUrl, signed),
+    gateway: caller(stack.app('gateway').url, () => ({ authorization: `Bearer ${key.apiKey}` })),
+  };
+}
+
+/** `REPEATS` rounds, the targets interleaved in each: latency one call after another, then throughput. */
+async function measureRounds(targets: Targets, pids: Record<Target, number | undefined>): Promise<Round[]> {
+  const rounds: Round[] = [];
+  const service = pids.direct;
+  for (let r = 0; r < REPEATS; r += 1) {
+    const latency = {} as Round['latency'];
+    const rps = {} as Round['rps'];
+    const cpuPerCall = {} as Round['cpuPerCall'];
+    const cpuPerSequentialCall = {} as Round['cpuPerSequentialCall'];
+    for (const target of TARGETS) {
+      const { result, cpuMicros } = await cpuDuring({ process: pids[target], service }, () =>
+        measure(`GET ${PATH}, ${NAMES[target]}`, RUNS, targets[target], SEQUENTIAL_WARMUP),
+      );
+      latency[target] = result;
+      cpuPerSequentialCall[target] = perCall(cpuMicros, RUNS + SEQUENTIAL_WARMUP);
+    }
+    for (const target of TARGETS) {
+      const { result, cpuMicros } = await cpuDuring({ process: pids[target], service }, () =>
+        throughput(SECONDS, CONCURRENCY, targets[target]),
+      );
+      rps[target] = result;
+      cpuPerCall[target] = perCall(cpuMicros, result * SECONDS);
+    }
+    rounds.push({ latency, rps, cpuPerCall, cpuPerSequentialCall });
+  }
+  return rounds;
+}
+
 /**
  * What the gateway costs an authenticated call (key lookup from its cache, a token from the replica's lease of the
  * shared Redis bucket, signing, forwarding) against the same route of the subscription service called directly with the gateway's signed
@@ -170,118 +245,82 @@ async function timePurchases(sandbox: RunningSandbox, gatewayUrl: string): Promi
  * sandbox (verify + settle + record + issue).
  */
 async function main(): Promise<void> {
-  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 1000 });
-  const scenario = sandbox.scenario;
-  if (!scenario) throw new Error('demo scenario missing');
-  const subscription = await start('subscription', {
-    DATABASE_URL: 'sqlite://memory',
-    X402_PAYMENT_ADDRESS_LEDGER: scenario.paymentReceiver,
-    X402_FACILITATOR_LEDGER_SECRET_KEY: scenario.sponsor.secret,
-    X402_LEDGER_NETWORK: 'ledger:testnet',
-    CONTRACT_RPC_URL: sandbox.rpcUrl,
-    RMS_ADMIN_API_KEY: ADMIN,
+  const profiled = {
+    subscription: profileFlags(PROFILE_DIR, 'subscription'),
+    gateway: profileFlags(PROFILE_DIR, 'gateway'),
+  };
+  const stack = await startBenchStack({
+    apps: ['subscription', 'gateway'],
+    ledgerIntervalMs: 1000,
+    nodeArgs: profiled,
   });
-  const gateway = await start('gateway', { SUBSCRIPTION_URL: subscription.url });
-  const floor = await startFloor(subscription.url);
+  const floor = await startFloor(stack.app('subscription').url);
   try {
-    const issued = await fetch(`${gateway.url}/api/v1/keys/partners`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-admin-key': ADMIN },
-      body: JSON.stringify({ email: 'bench@example.com', rateLimit: 100_000, burst: 100_000, durationDays: 1 }),
-    });
-    if (issued.status !== 201) throw new Error(`partner key: ${issued.status} ${await issued.text()}`);
-    const key = (await issued.json()) as CallerIdentity & { apiKey: string };
-    const identity: CallerIdentity = {
-      keyId: key.keyId,
-      tier: key.tier,
-      rateLimit: key.rateLimit,
-      burst: key.burst,
-      expiresAt: key.expiresAt,
-      email: 'bench@example.com',
-      account: key.account,
-    };
-    const signed = () => {
-      const requestId = randomUUID();
-      return {
-        ...signInternalRequest({ token: TOKEN, method: 'GET', path: PATH, requestId, identity }),
-        'x-request-id': requestId,
-      };
-    };
-    const targets = {
-      direct: caller(subscription.url, signed),
-      floor: caller(floor.url, signed),
-      gateway: caller(gateway.url, () => ({ authorization: `Bearer ${key.apiKey}` })),
-    };
-    const names = {
-      direct: 'direct to subscription',
-      floor: 'through the floor proxy',
-      gateway: 'through the gateway',
-    };
-
-    for (const target of ['direct', 'floor', 'gateway'] as const) {
-      await throughput(WARMUP_SECONDS, CONCURRENCY, targets[target]);
-    }
+    const targets = await callTargets(stack, floor.url);
+    for (const target of TARGETS) await throughput(WARMUP_SECONDS, CONCURRENCY, targets[target]);
     // A profile then describes the warm processes only.
     const loadFrom = performance.now();
-    const rounds: Round[] = [];
-    for (let r = 0; r < REPEATS; r += 1) {
-      const latency = {} as Round['latency'];
-      const rps = {} as Round['rps'];
-      for (const target of ['direct', 'floor', 'gateway'] as const) {
-        latency[target] = await measure(`GET ${PATH}, ${names[target]}`, RUNS, targets[target], 200);
-      }
-      for (const target of ['direct', 'floor', 'gateway'] as const) {
-        rps[target] = await throughput(SECONDS, CONCURRENCY, targets[target]);
-      }
-      rounds.push({ latency, rps });
-    }
-    const served = { gateway: await requestsServed(gateway.url), subscription: await requestsServed(subscription.url) };
-
-    // A profile covers the calls above only; purchases would add the facilitator's work to it.
-    const purchases = PROFILE_DIR || PURCHASES <= 0 ? [] : await timePurchases(sandbox, gateway.url);
-
-    process.stdout.write(`\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n\n`);
-    rounds.forEach((round, i) => process.stdout.write(`${roundReport(round, i)}\n\n`));
-    if (purchases.length > 0)
-      process.stdout.write(
-        [
-          '| purchase (verify + settle + key), ledger closes every 1 s | value |',
-          '|---|---|',
-          `| median of ${purchases.length} | ${purchases[Math.floor((purchases.length - 1) / 2)].toFixed(0)} ms |`,
-          `| slowest of ${purchases.length} | ${purchases[purchases.length - 1].toFixed(0)} ms |`,
-        ].join('\n') + '\n',
-      );
-    process.stdout.write(`${JSON.stringify({ rounds, purchasesMs: purchases, served })}\n`);
-    // The chart: the last round's latency percentiles (every call of the run answered 200: any other aborts it).
-    const last = rounds[rounds.length - 1];
-    const chart = writeChart(WORKSPACE_ROOT, 'gateway', {
-      kind: 'bar',
-      title: `GET ${PATH} latency (${RUNS} calls); gateway / floor throughput ${((last.rps.gateway / last.rps.floor) * 100).toFixed(1)} %`,
-      caption: `${machineCaption()}, round ${rounds.length} of ${rounds.length}`,
-      yLabel: 'ms',
-      categories: ['p50', 'p90', 'p99', 'p99.9'],
-      series: (['direct', 'floor', 'gateway'] as const).map((t) => ({
-        name: names[t],
-        values: [last.latency[t].medianMs, last.latency[t].p90Ms, last.latency[t].p99Ms, last.latency[t].p999Ms],
-      })),
+    const rounds = await measureRounds(targets, {
+      direct: stack.app('subscription').pid,
+      floor: floor.process.pid,
+      gateway: stack.app('gateway').pid,
     });
-    if (chart) process.stdout.write(`chart: ${chart}\n`);
-    if (PROFILE_DIR) {
-      await Promise.all([gateway.stop(), subscription.stop()]);
-      for (const [app, requests] of [
-        ['gateway', served.gateway],
-        ['subscription', served.subscription],
-      ] as const) {
-        const skipMs = loadFrom - (spawnedAt.get(app) ?? loadFrom);
-        const summary = summariseProfile(join(PROFILE_DIR, `${app}.cpuprofile`), skipMs);
-        process.stdout.write(`\n${profileTable(app, summary, requests)}\n`);
-      }
-    }
+    const served = {
+      gateway: await requestsServed(stack.app('gateway').url),
+      subscription: await requestsServed(stack.app('subscription').url),
+    };
+    // A profile covers the calls above only; purchases would add the facilitator's work to it.
+    const purchases = PROFILE_DIR || PURCHASES <= 0 ? [] : await timePurchases(stack);
+    report(rounds, purchases, served);
+    if (PROFILE_DIR) await printProfiles(PROFILE_DIR, stack, served, loadFrom);
   } finally {
     floor.process.kill('SIGTERM');
-    await gateway.stop();
-    await subscription.stop();
-    await sandbox.close();
+    await stack.close();
+  }
+}
+
+function report(rounds: Round[], purchases: number[], served: Record<string, number>): void {
+  process.stdout.write(`\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n\n`);
+  rounds.forEach((round, i) => process.stdout.write(`${roundReport(round, i)}\n\n`));
+  if (purchases.length > 0)
+    process.stdout.write(
+      [
+        '| purchase (verify + settle + key), ledger closes every 1 s | value |',
+        '|---|---|',
+        `| median of ${purchases.length} | ${purchases[Math.floor((purchases.length - 1) / 2)].toFixed(0)} ms |`,
+        `| slowest of ${purchases.length} | ${purchases[purchases.length - 1].toFixed(0)} ms |`,
+      ].join('\n') + '\n',
+    );
+  process.stdout.write(`${JSON.stringify({ rounds, purchasesMs: purchases, served })}\n`);
+  // The chart: the last round's latency percentiles (every call of the run answered 200: any other aborts it).
+  const last = rounds[rounds.length - 1];
+  const chart = writeChart(WORKSPACE_ROOT, 'gateway', {
+    kind: 'bar',
+    title: `GET ${PATH} latency (${RUNS} calls); gateway / floor throughput ${((last.rps.gateway / last.rps.floor) * 100).toFixed(1)} %`,
+    caption: `${machineCaption()}, round ${rounds.length} of ${rounds.length}`,
+    yLabel: 'ms',
+    categories: ['p50', 'p90', 'p99', 'p99.9'],
+    series: TARGETS.map((t) => ({
+      name: NAMES[t],
+      values: [last.latency[t].medianMs, last.latency[t].p90Ms, last.latency[t].p99Ms, last.latency[t].p999Ms],
+    })),
+  });
+  if (chart) process.stdout.write(`chart: ${chart}\n`);
+}
+
+/** Stops the profiled processes (the profile is written on exit) and prints where a request's time went. */
+async function printProfiles(
+  dir: string,
+  stack: Stack,
+  served: Record<'gateway' | 'subscription', number>,
+  loadFrom: number,
+) {
+  const apps = [stack.app('gateway'), stack.app('subscription')];
+  await Promise.all(apps.map((app) => app.stop()));
+  for (const app of apps) {
+    const name = app.app as 'gateway' | 'subscription';
+    const summary = summariseProfile(join(dir, `${name}.cpuprofile`), loadFrom - app.spawnedAt);
+    process.stdout.write(`\n${profileTable(name, summary, served[name])}\n`);
   }
 }
 

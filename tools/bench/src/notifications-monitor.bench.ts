@@ -1,14 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { AppProcess, WORKSPACE_ROOT, freePort } from '@rp/dev';
-import { signInternalRequest } from '@rp/platform';
-import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
+import { type AppProcess, type Stack, WORKSPACE_ROOT } from '@rp/dev';
+import { type RunningSandbox, UNIT } from '@rp/sandbox';
 import Redis from 'ioredis';
 import { Pool } from 'undici';
+import { signedPost, startBenchStack } from './bench-stack';
 import { machineCaption, writeChart } from './svg-chart';
 
-const TOKEN = 'bench-internal-token-0123456789abcdef';
 /** Watched wallets at each point of the curve (cumulative). */
 const SIZES = (process.env['BENCH_WALLETS'] ?? '1000,10000,50000').split(',').map(Number);
 /** Warm rounds measured at each size. */
@@ -17,7 +16,6 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const ALERTS = Number(process.env['BENCH_ALERTS'] ?? 30);
 /** The size the alert latency is measured at (the issue's 10 000). */
 const ALERT_AT = Number(process.env['BENCH_ALERT_AT'] ?? 10_000);
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const PREFIX = `bench${randomBytes(3).toString('hex')}`;
 
 const identity = {
@@ -30,22 +28,10 @@ const identity = {
   account: 'partner:bench-monitor',
 };
 
-async function start(role: string, env: Record<string, string>): Promise<AppProcess> {
-  const app = new AppProcess({
-    app: 'notifications',
-    port: await freePort(),
-    env: {
-      HOST: '127.0.0.1',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      INTERNAL_TOKEN: TOKEN,
-      NOTIFICATIONS_ROLE: role,
-      NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32),
-      ...env,
-    },
-  });
-  await app.waitReady(60_000);
-  return app;
+/** The API process's registration route, signed as the gateway signs it. */
+interface Registrations {
+  api: Pool;
+  token: string;
 }
 
 /** Completed rounds and their summed duration, from the monitor's own `/metrics`. */
@@ -73,7 +59,7 @@ async function timedRound(sandbox: RunningSandbox, monitor: AppProcess): Promise
 
 /** Registers an email channel for each wallet through the API (signed as the gateway signs). */
 async function register(
-  api: Pool,
+  { api, token }: Registrations,
   wallets: readonly string[],
   minRiskLevel: string,
   email = (i: number) => `w${i}@example.com`,
@@ -84,17 +70,7 @@ async function register(
       const i = next++;
       const path = '/api/v1/rms/notifications/email';
       const body = JSON.stringify({ walletAddress: wallets[i], email: email(i), minRiskLevel });
-      const requestId = randomUUID();
-      const answer = await api.request({
-        method: 'POST',
-        path,
-        headers: {
-          ...signInternalRequest({ token: TOKEN, method: 'POST', path, requestId, identity, body }),
-          'x-request-id': requestId,
-          'content-type': 'application/json',
-        },
-        body,
-      });
+      const answer = await signedPost(api, token, path, identity, body);
       const text = await answer.body.text();
       if (answer.statusCode !== 201) throw new Error(`registration answered ${answer.statusCode}: ${text}`);
     }
@@ -108,6 +84,121 @@ const quantile = (values: readonly number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 
+interface Curve {
+  wallets: number;
+  coldMs: number;
+  warmMedianMs: number;
+  warmMaxMs: number;
+}
+
+/** Wallets that turn critical one by one: wallet k when XLM falls to $0.299 - k/1000 (debt set just so). */
+async function riskyWallets(stack: Stack, registrations: Registrations): Promise<string[]> {
+  const { scenario } = stack;
+  const risky = stack.sandbox.control.setup.newAddresses(ALERTS);
+  risky.forEach((user, k) => {
+    const price = 0.299 - k / 1000;
+    const debt = BigInt(Math.round(((712.5 * (price + 0.0005)) / 1.1) * 1e7));
+    stack.sandbox.control.setup.openPosition(scenario.pool, {
+      user,
+      supplyCollateral: [{ asset: scenario.xlm, amount: 1000n * UNIT }],
+      borrow: [{ asset: scenario.usdc, amount: debt }],
+    });
+  });
+  await register(registrations, risky, 'critical', (k) => `risky${k}@example.com`);
+  return risky;
+}
+
+/** 3. Each risky wallet in turn made critical: from the next ledger's close to its alert at the SMTP stand-in. */
+async function alertLatency(stack: Stack, risky: readonly string[]) {
+  const { sandbox, scenario } = stack;
+  const latencies: number[] = [];
+  for (let k = 0; k < risky.length; k += 1) {
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, BigInt(Math.round((0.299 - k / 1000) * 1e7)));
+    sandbox.ledger.closeLedger();
+    const closedAt = Date.now();
+    const destination = `risky${k}@example.com`;
+    const until = closedAt + 30_000;
+    let mail = sandbox.channels.log.list({ channel: 'email', destination })[0];
+    while (!mail && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      mail = sandbox.channels.log.list({ channel: 'email', destination })[0];
+    }
+    if (!mail) throw new Error(`no alert for risky wallet ${k}`);
+    latencies.push(Date.parse(mail.receivedAt) - closedAt);
+  }
+  sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 3_000_000n);
+  const summary = {
+    samples: latencies.length,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: Math.max(...latencies),
+    pollMs: 500,
+  };
+  process.stdout.write(`alert latency: ${JSON.stringify(summary)}\n`);
+  return summary;
+}
+
+/** 1. Cold and warm rounds at each size of SIZES (wallets added as it grows), 3. the alert latency at ALERT_AT. */
+async function roundCurve(
+  stack: Stack,
+  registrations: Registrations,
+  monitor: AppProcess,
+  results: Record<string, unknown>,
+) {
+  const { sandbox, scenario } = stack;
+  const reserves = sandbox.control.directory.pool(scenario.pool)?.reserves ?? [];
+  const redis = new Redis(stack.redisUrl);
+  const curve: Curve[] = [];
+  try {
+    const risky = await riskyWallets(stack, registrations);
+    let watched = risky.length;
+    const healthy = {
+      collateral: new Map([[reserves.indexOf(scenario.xlm), 1000n * UNIT]]),
+      liabilities: new Map([[reserves.indexOf(scenario.usdc), 100n * UNIT]]),
+      supply: new Map<number, bigint>(),
+    };
+    for (const size of SIZES) {
+      const added = sandbox.control.setup.newAddresses(size - watched);
+      sandbox.control.setup.seedPositions(scenario.pool, added, healthy);
+      const registering = performance.now();
+      await register(registrations, added, 'high');
+      results[`registered${size}PerSecond`] = Math.round(added.length / ((performance.now() - registering) / 1000));
+      watched = size;
+      await timedRound(sandbox, monitor);
+      // Cold: nothing cached, every position read from the ledger.
+      await redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
+      const coldMs = await timedRound(sandbox, monitor);
+      const warm: number[] = [];
+      for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(sandbox, monitor));
+      curve.push({ wallets: size, coldMs, warmMedianMs: median(warm), warmMaxMs: Math.max(...warm) });
+      process.stdout.write(`${size} wallets: cold ${coldMs} ms, warm ${warm.join(', ')} ms\n`);
+      if (size === ALERT_AT) results['alertLatencyMs'] = await alertLatency(stack, risky);
+    }
+  } finally {
+    await redis.quit();
+  }
+  return curve;
+}
+
+/** 2. Warm rounds at the largest size with one, then two worker processes. */
+async function workerScaling(stack: Stack, monitor: AppProcess) {
+  const largest = SIZES[SIZES.length - 1];
+  const oneWorker: number[] = [];
+  for (let r = 0; r < ROUNDS; r += 1) oneWorker.push(await timedRound(stack.sandbox, monitor));
+  await stack.start('notifications', { role: 'worker' });
+  await timedRound(stack.sandbox, monitor);
+  const twoWorkers: number[] = [];
+  for (let r = 0; r < ROUNDS; r += 1) twoWorkers.push(await timedRound(stack.sandbox, monitor));
+  return {
+    wallets: largest,
+    oneWorkerMedianMs: median(oneWorker),
+    twoWorkersMedianMs: median(twoWorkers),
+    speedup: Math.round((median(oneWorker) / median(twoWorkers)) * 100) / 100,
+    oneWorkerWalletsPerSecond: Math.round(largest / (median(oneWorker) / 1000)),
+    twoWorkersWalletsPerSecond: Math.round(largest / (median(twoWorkers) / 1000)),
+  };
+}
+
 /**
  * The monitor as real processes (`NODE_ENV=production`): an API process (registrations), the scheduler (role
  * `monitor`) and batch workers (role `worker`), on the test Redis, against the sandbox in this process with its
@@ -119,139 +210,62 @@ const quantile = (values: readonly number[], q: number) => {
  *    the alert's email at the SMTP stand-in (ALERTS changes, each making one more wallet critical).
  */
 async function main(): Promise<void> {
-  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
-  const scenario = sandbox.scenario as LoadedScenario;
-  const setup = sandbox.control.setup;
-  const reserves = sandbox.control.directory.pool(scenario.pool)?.reserves ?? [];
-  const env = {
-    REDIS_URL,
-    DATABASE_URL: `sqlite:///tmp/rp-bench-monitor-${PREFIX}.sqlite`,
-    CONTRACT_RPC_URL: sandbox.rpcUrl,
-    RMS_POOLS: scenario.pool,
-    NOTIFICATIONS_KEY_PREFIX: PREFIX,
-    SMTP_HOST: '127.0.0.1',
-    SMTP_PORT: String(sandbox.smtpPort),
-    EMAIL_FROM: 'alerts@example.com',
-    RMS_ROUND_TIMEOUT_MS: '120000',
-  };
-  const apiProcess = await start('api', env);
-  const monitor = await start('monitor', env);
-  const workers = [await start('worker', env)];
+  const stack = await startBenchStack({
+    apps: [],
+    ledgerIntervalMs: 0,
+    files: ['notifications'],
+    env: {
+      notifications: {
+        NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32),
+        NOTIFICATIONS_KEY_PREFIX: PREFIX,
+        EMAIL_FROM: 'alerts@example.com',
+        RMS_ROUND_TIMEOUT_MS: '120000',
+      },
+    },
+  });
+  const apiProcess = await stack.start('notifications', { role: 'api' });
+  const monitor = await stack.start('notifications', { role: 'monitor' });
+  await stack.start('notifications', { role: 'worker' });
   const api = new Pool(apiProcess.url, { connections: 32, keepAliveTimeout: 30_000 });
-  const redis = new Redis(REDIS_URL);
   const results: Record<string, unknown> = { cpus: cpus().length, cpu: cpus()[0]?.model };
-  const curve: { wallets: number; coldMs: number; warmMedianMs: number; warmMaxMs: number }[] = [];
   try {
-    // Risky wallets first: wallet k turns critical when XLM falls to $0.299 - k/1000 (debt set just so).
-    const risky = setup.newAddresses(ALERTS);
-    risky.forEach((user, k) => {
-      const price = 0.299 - k / 1000;
-      const debt = BigInt(Math.round(((712.5 * (price + 0.0005)) / 1.1) * 1e7));
-      setup.openPosition(scenario.pool, {
-        user,
-        supplyCollateral: [{ asset: scenario.xlm, amount: 1000n * UNIT }],
-        borrow: [{ asset: scenario.usdc, amount: debt }],
-      });
-    });
-    await register(api, risky, 'critical', (k) => `risky${k}@example.com`);
-    let watched = risky.length;
-    const healthy = {
-      collateral: new Map([[reserves.indexOf(scenario.xlm), 1000n * UNIT]]),
-      liabilities: new Map([[reserves.indexOf(scenario.usdc), 100n * UNIT]]),
-      supply: new Map<number, bigint>(),
-    };
-    for (const size of SIZES) {
-      const added = setup.newAddresses(size - watched);
-      setup.seedPositions(scenario.pool, added, healthy);
-      const registering = performance.now();
-      await register(api, added, 'high');
-      results[`registered${size}PerSecond`] = Math.round(added.length / ((performance.now() - registering) / 1000));
-      watched = size;
-      await timedRound(sandbox, monitor);
-      // Cold: nothing cached, every position read from the ledger.
-      await redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
-      const coldMs = await timedRound(sandbox, monitor);
-      const warm: number[] = [];
-      for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(sandbox, monitor));
-      curve.push({ wallets: size, coldMs, warmMedianMs: median(warm), warmMaxMs: Math.max(...warm) });
-      process.stdout.write(`${size} wallets: cold ${coldMs} ms, warm ${warm.join(', ')} ms\n`);
-
-      if (size === ALERT_AT) {
-        const latencies: number[] = [];
-        for (let k = 0; k < risky.length; k += 1) {
-          setup.setPrice(scenario.oracle, scenario.xlm, BigInt(Math.round((0.299 - k / 1000) * 1e7)));
-          sandbox.ledger.closeLedger();
-          const closedAt = Date.now();
-          const destination = `risky${k}@example.com`;
-          const until = closedAt + 30_000;
-          let mail = sandbox.channels.log.list({ channel: 'email', destination })[0];
-          while (!mail && Date.now() < until) {
-            await new Promise((resolve) => setTimeout(resolve, 5));
-            mail = sandbox.channels.log.list({ channel: 'email', destination })[0];
-          }
-          if (!mail) throw new Error(`no alert for risky wallet ${k}`);
-          latencies.push(Date.parse(mail.receivedAt) - closedAt);
-        }
-        results['alertLatencyMs'] = {
-          samples: latencies.length,
-          p50: quantile(latencies, 0.5),
-          p99: quantile(latencies, 0.99),
-          max: Math.max(...latencies),
-          pollMs: 500,
-        };
-        process.stdout.write(`alert latency: ${JSON.stringify(results['alertLatencyMs'])}\n`);
-        setup.setPrice(scenario.oracle, scenario.xlm, 3_000_000n);
-      }
-    }
-    // Scaling: warm rounds at the largest size with one, then two worker processes.
-    const largest = SIZES[SIZES.length - 1];
-    const oneWorker: number[] = [];
-    for (let r = 0; r < ROUNDS; r += 1) oneWorker.push(await timedRound(sandbox, monitor));
-    workers.push(await start('worker', env));
-    await timedRound(sandbox, monitor);
-    const twoWorkers: number[] = [];
-    for (let r = 0; r < ROUNDS; r += 1) twoWorkers.push(await timedRound(sandbox, monitor));
-    results['scaling'] = {
-      wallets: largest,
-      oneWorkerMedianMs: median(oneWorker),
-      twoWorkersMedianMs: median(twoWorkers),
-      speedup: Math.round((median(oneWorker) / median(twoWorkers)) * 100) / 100,
-      oneWorkerWalletsPerSecond: Math.round(largest / (median(oneWorker) / 1000)),
-      twoWorkersWalletsPerSecond: Math.round(largest / (median(twoWorkers) / 1000)),
-    };
+    const curve = await roundCurve(stack, { api, token: stack.internalToken }, monitor, results);
+    results['scaling'] = await workerScaling(stack, monitor);
     results['curve'] = curve;
-    const rows = curve.map((c) => `| ${c.wallets} | ${c.coldMs} | ${c.warmMedianMs} | ${c.warmMaxMs} |`);
-    process.stdout.write(
-      [
-        '',
-        '| watched wallets | cold round ms | warm round median ms | warm round max ms |',
-        '|---|---|---|---|',
-        ...rows,
-        '',
-        JSON.stringify(results, null, 2),
-        '',
-      ].join('\n'),
-    );
-    const chart = writeChart(WORKSPACE_ROOT, 'notifications-monitor', {
-      kind: 'line',
-      title: 'Monitor round time against watched wallets (one worker process)',
-      caption: machineCaption(),
-      xLabel: 'watched wallets',
-      yLabel: 'round duration, ms',
-      xScale: 'log',
-      series: [
-        { name: 'cold (positions read from the ledger)', points: curve.map((c) => [c.wallets, c.coldMs]) },
-        { name: `warm, median of ${ROUNDS}`, points: curve.map((c) => [c.wallets, c.warmMedianMs]) },
-        { name: `warm, slowest of ${ROUNDS}`, points: curve.map((c) => [c.wallets, c.warmMaxMs]) },
-      ],
-    });
-    if (chart) process.stdout.write(`chart: ${chart}\n`);
+    report(curve, results);
   } finally {
     await api.close();
-    for (const app of [...workers, monitor, apiProcess]) await app.stop();
-    await redis.quit();
-    await sandbox.close();
+    await stack.close();
   }
+}
+
+function report(curve: Curve[], results: Record<string, unknown>): void {
+  const rows = curve.map((c) => `| ${c.wallets} | ${c.coldMs} | ${c.warmMedianMs} | ${c.warmMaxMs} |`);
+  process.stdout.write(
+    [
+      '',
+      '| watched wallets | cold round ms | warm round median ms | warm round max ms |',
+      '|---|---|---|---|',
+      ...rows,
+      '',
+      JSON.stringify(results, null, 2),
+      '',
+    ].join('\n'),
+  );
+  const chart = writeChart(WORKSPACE_ROOT, 'notifications-monitor', {
+    kind: 'line',
+    title: 'Monitor round time against watched wallets (one worker process)',
+    caption: machineCaption(),
+    xLabel: 'watched wallets',
+    yLabel: 'round duration, ms',
+    xScale: 'log',
+    series: [
+      { name: 'cold (positions read from the ledger)', points: curve.map((c) => [c.wallets, c.coldMs]) },
+      { name: `warm, median of ${ROUNDS}`, points: curve.map((c) => [c.wallets, c.warmMedianMs]) },
+      { name: `warm, slowest of ${ROUNDS}`, points: curve.map((c) => [c.wallets, c.warmMaxMs]) },
+    ],
+  });
+  if (chart) process.stdout.write(`chart: ${chart}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -10,21 +10,11 @@ import {
   xdr,
 } from '@stellar/stellar-sdk';
 import { LedgerWallet, REQUEST_TYPES, encodeRequest, positionsKey } from '@rp/ledger';
-import { DEMO_WALLETS, UNIT, startSandbox } from '@rp/sandbox';
+import { DEMO_WALLETS, type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
 import { measure, table } from './stats';
 
-/**
- * How fast the sandbox answers the calls the services make most, through the SDK over loopback HTTP, so later
- * benchmarks can show the sandbox is not their bottleneck: `simulateTransaction` of a token transfer and of a
- * pool repay, `getLedgerEntries` for 200 position keys (monitoring's batched read), and send-to-applied.
- */
-async function main(): Promise<void> {
-  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
-  const scenario = sandbox.scenario;
-  if (!scenario) throw new Error('demo scenario missing');
-  const server = new rpc.Server(sandbox.rpcUrl, { allowHttp: true });
-  const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic);
-
+/** 200 borrowers in the demo pool, and the ledger keys of their positions. */
+function seedPositions(sandbox: RunningSandbox, scenario: LoadedScenario) {
   const users = Array.from({ length: 200 }, () => Keypair.random().publicKey());
   for (const user of users) {
     sandbox.control.setup.fund(user, 10n * UNIT);
@@ -43,7 +33,11 @@ async function main(): Promise<void> {
       }),
     ),
   );
+  return positionKeys;
+}
 
+/** A SEP-41 transfer and a Blend repay of the demo wallet, built (not signed). */
+function builtTransactions(scenario: LoadedScenario, wallet: LedgerWallet) {
   const account = new Account(wallet.address, '0');
   const transferOperation = () =>
     new Contract(scenario.usdc).call(
@@ -69,6 +63,23 @@ async function main(): Promise<void> {
     )
     .setTimeout(300)
     .build();
+  return { transferOperation, transfer, repay };
+}
+
+/**
+ * How fast the sandbox answers the calls the services make most, through the SDK over loopback HTTP, so later
+ * benchmarks can show the sandbox is not their bottleneck: `simulateTransaction` of a token transfer and of a
+ * pool repay, `getLedgerEntries` for 200 position keys (monitoring's batched read), and send-to-applied.
+ */
+async function main(): Promise<void> {
+  const sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
+  const scenario = sandbox.scenario;
+  if (!scenario) throw new Error('demo scenario missing');
+  const server = new rpc.Server(sandbox.rpcUrl, { allowHttp: true });
+  const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic);
+
+  const positionKeys = seedPositions(sandbox, scenario);
+  const { transferOperation, transfer, repay } = builtTransactions(scenario, wallet);
 
   const timings = [
     await measure('simulateTransaction: SEP-41 transfer', 500, () => server.simulateTransaction(transfer)),

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs one app as plain JavaScript compiled from its TypeScript sources (tools/compile/compile.cjs: only what changed
 // is compiled, SWC is loaded only then):  node tools/dev/bin/run-app.cjs gateway
-const { parseArgs } = require('node:util');
+const { parseCli } = require('./cli-args.cjs');
 
 const apps = ['gateway', 'subscription', 'txb', 'notifications', 'agent'];
 const usage = `usage: run-app.cjs <${apps.join('|')}>
@@ -12,22 +12,7 @@ Runs one app from its TypeScript sources (compiled on change); its settings come
   -h, --help  this text
 `;
 
-let args;
-try {
-  args = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
-} catch (error) {
-  process.stderr.write(`${error.message}\n\n${usage}`);
-  process.exit(64);
-}
-if (args.values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
-const [app, ...extra] = args.positionals;
-if (!apps.includes(app) || extra.length > 0) {
-  process.stderr.write(usage);
-  process.exit(64);
-}
+const [app] = parseCli(usage, { valid: ([name, ...extra]) => apps.includes(name) && extra.length === 0 }).positionals;
 
 const { compiledPath, ensureCompiled } = require('../../compile/compile.cjs');
 ensureCompiled();

@@ -2,7 +2,7 @@
 // Lists an app's settings with their defaults, and which are required or secret:
 //   node tools/dev/bin/settings.cjs gateway [--json]      (npm run settings -- gateway [--json])
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseCli } = require('./cli-args.cjs');
 
 const apps = ['gateway', 'subscription', 'txb', 'notifications', 'agent'];
 const usage = `usage: settings.cjs <${apps.join('|')}> [--json]
@@ -13,25 +13,11 @@ Lists the app's settings: name, default (or "required"), and whether it is a sec
   -h, --help  this text
 `;
 
-let args;
-try {
-  args = parseArgs({
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-} catch (error) {
-  process.stderr.write(`${error.message}\n\n${usage}`);
-  process.exit(64);
-}
-if (args.values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
-const [app, ...extra] = args.positionals;
-if (!apps.includes(app) || extra.length > 0) {
-  process.stderr.write(usage);
-  process.exit(64);
-}
+const args = parseCli(usage, {
+  options: { json: { type: 'boolean' } },
+  valid: ([name, ...extra]) => apps.includes(name) && extra.length === 0,
+});
+const [app] = args.positionals;
 
 process.env.SWC_NODE_PROJECT ??= path.resolve(__dirname, '../../../tsconfig.base.json');
 require('@swc-node/register');

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { createLogFormatter } from './log-format';
 
@@ -63,6 +64,8 @@ export class AppProcess {
   readonly port: number;
   readonly url: string;
   readonly lines: string[] = [];
+  /** `performance.now()` when the process was spawned (a CPU profile's start: benchmarks skip to their load). */
+  readonly spawnedAt = performance.now();
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
   private readonly outputEnded: Promise<void>;

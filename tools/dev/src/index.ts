@@ -6,3 +6,7 @@ export * from './redis';
 export * from './settings-cli';
 export * from './buy-key';
 export * from './helm-readme';
+export * from './stack/app-wiring';
+export * from './stack/borrowers';
+export * from './stack/stack-api';
+export * from './stack/start-stack';

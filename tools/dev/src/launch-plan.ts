@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { APP_NODE_FLAGS, WORKSPACE_ROOT } from './app-process';
+import { APP_WIRING, type AppName, type WiringContext, wiredSettings } from './stack/app-wiring';
 
 export interface AppSlot {
-  app: string;
+  app: AppName;
   /** Environment variable that moves this app's port. */
   portVariable: string;
   defaultPort: number;
   /** What a person goes there for. */
   serves: string;
-  database: boolean;
 }
 
 /** The five apps, in the order the banner lists them. */
@@ -19,18 +19,16 @@ export const APP_SLOTS: readonly AppSlot[] = [
     portVariable: 'GATEWAY_PORT',
     defaultPort: 3000,
     serves: '/api/v1 (every public route)',
-    database: false,
   },
-  { app: 'subscription', portVariable: 'SUBSCRIPTION_PORT', defaultPort: 3001, serves: '/api/v1/keys', database: true },
-  { app: 'txb', portVariable: 'TXB_PORT', defaultPort: 3002, serves: '/api/v1/txb', database: false },
+  { app: 'subscription', portVariable: 'SUBSCRIPTION_PORT', defaultPort: 3001, serves: '/api/v1/keys' },
+  { app: 'txb', portVariable: 'TXB_PORT', defaultPort: 3002, serves: '/api/v1/txb' },
   {
     app: 'notifications',
     portVariable: 'NOTIFICATIONS_PORT',
     defaultPort: 3003,
     serves: '/api/v1/rms',
-    database: true,
   },
-  { app: 'agent', portVariable: 'AGENT_PORT', defaultPort: 8080, serves: '/health (the risk agent)', database: true },
+  { app: 'agent', portVariable: 'AGENT_PORT', defaultPort: 8080, serves: '/health (the risk agent)' },
 ];
 
 /** The sandbox's ports (tools/sandbox), each movable by its variable. */
@@ -88,67 +86,37 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
   const ports = Object.fromEntries(
     APP_SLOTS.map((slot) => [slot.app, portOf(env, slot.portVariable, slot.defaultPort)]),
   );
-  const local = (app: string) => `http://127.0.0.1:${ports[app]}`;
-  const rpcUrl = sandbox ? `${sandbox.url}/rpc` : 'http://127.0.0.1:4000/rpc';
+  const wiring: WiringContext = {
+    running: Object.fromEntries(APP_SLOTS.map((slot) => [slot.app, `http://127.0.0.1:${ports[slot.app]}`])),
+    sandbox: sandbox && {
+      url: sandbox.url,
+      secureUrl: sandbox.secureUrl,
+      smtpPort: sandbox.smtpPort,
+      scenario: sandbox,
+    },
+    adminKey: env['RMS_ADMIN_API_KEY'] || DEV_ADMIN_KEY,
+  };
   // Services accept only calls the gateway signed with this token; a fresh one per launch unless given.
   const internalToken = env['INTERNAL_TOKEN'] || randomBytes(24).toString('hex');
   const shared = { HOST: '127.0.0.1', REDIS_URL: redisUrl, NODE_ENV: 'development', INTERNAL_TOKEN: internalToken };
-  const ledger = { CONTRACT_RPC_URL: rpcUrl };
-  const adminKey = env['RMS_ADMIN_API_KEY'] || DEV_ADMIN_KEY;
   // The inbound alert webhook's secret: given, or fresh per launch (the banner shows it beside the admin key).
   const webhookSecret = env['RMS_WEBHOOK_SECRET'] || randomBytes(18).toString('hex');
-  const specific: Record<string, Record<string, string>> = {
-    gateway: {
-      SUBSCRIPTION_URL: local('subscription'),
-      TXB_URL: local('txb'),
-      NOTIFICATIONS_URL: local('notifications'),
-    },
-    subscription: {
-      X402_LEDGER_NETWORK: 'ledger:testnet',
-      RMS_ADMIN_API_KEY: adminKey,
-      ...ledger,
-      ...(sandbox && {
-        X402_PAYMENT_ADDRESS_LEDGER: sandbox.paymentReceiver,
-        X402_FACILITATOR_LEDGER_SECRET_KEY: sandbox.sponsorSecret,
-      }),
-    },
-    txb: {
-      ...ledger,
-      // Asked once at start about proposals built before accounts existed (ADR 015).
-      SUBSCRIPTION_URL: local('subscription'),
-      ...(sandbox && { TXB_UNWIND_RECEIVER: sandbox.swapReceiver, TXB_ALLOWED_RPC_URLS: rpcUrl }),
-    },
+  // What `npm start` adds to the wiring (APP_WIRING): the demo's own choices.
+  const demo: Partial<Record<string, Record<string, string>>> = {
+    txb: { ...(sandbox && { TXB_ALLOWED_RPC_URLS: `${sandbox.url}/rpc` }) },
     notifications: {
-      ...ledger,
-      // Asked once at start about configurations registered before accounts existed (ADR 015).
-      SUBSCRIPTION_URL: local('subscription'),
       NOTIFICATIONS_ROLE: 'all',
-      RMS_ADMIN_API_KEY: adminKey,
       RMS_WEBHOOK_SECRET: webhookSecret,
       ...(sandbox && {
-        RMS_POOLS: sandbox.pool,
-        MESSENGER_API_URL: `${sandbox.url}/telegram`,
         MESSENGER_BOT_TOKEN: env['MESSENGER_BOT_TOKEN'] || DEV_BOT_TOKEN,
-        SMTP_HOST: '127.0.0.1',
-        SMTP_PORT: String(sandbox.smtpPort),
         EMAIL_FROM: 'alerts@sandbox.local',
-        // The sandbox's Discord/Slack receivers (`/hooks/...`) are the only webhook host besides Discord and Slack.
-        NOTIFICATIONS_WEBHOOK_HOSTS: new URL(sandbox.url).host,
       }),
     },
     agent: {
-      ...ledger,
-      SERVICE_BASE_URL: local('gateway'),
       ...(sandbox && {
         LEDGER_MNEMONIC: sandbox.agentMnemonic,
-        // The x402 client that buys the agent's key speaks HTTPS only: the sandbox's TLS port, its certificate trusted.
-        CONTRACT_RPC_URL: `${sandbox.secureUrl}/rpc`,
-        NODE_EXTRA_CA_CERTS: join(WORKSPACE_ROOT, 'tools/sandbox/tls/loopback.crt'),
         SERVICE_EMAIL: 'demo-agent@example.com',
         SERVICE_PROJECT_NAME: 'npm start demo agent',
-        WATCHED_POOLS: sandbox.pool,
-        UNWIND_RECEIVER: sandbox.swapReceiver,
-        BLEND_POOL_FACTORY: sandbox.poolFactory,
         POLL_INTERVAL_MS: '2000',
         // Room for the page's -3 % button: the presigned close is sent as it is; bigger moves rebuild it.
         SLIPPAGE: '500',
@@ -165,8 +133,9 @@ export function planLaunch(env: NodeJS.ProcessEnv, redisUrl: string, sandbox?: S
       port: ports[slot.app],
       env: {
         ...shared,
-        ...(slot.database ? { DATABASE_URL: `sqlite://${join(dataDir, `${slot.app}.sqlite`)}` } : {}),
-        ...specific[slot.app],
+        ...(APP_WIRING[slot.app].database ? { DATABASE_URL: `sqlite://${join(dataDir, `${slot.app}.sqlite`)}` } : {}),
+        ...wiredSettings(slot.app, wiring),
+        ...demo[slot.app],
       },
     })),
   };

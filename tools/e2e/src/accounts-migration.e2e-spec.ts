@@ -5,6 +5,7 @@
  * old records are written in the shape they had; the apps are restarted on them; a second start changes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { type Stack, startStack, withDatabase } from '@rp/dev';
 import { DEMO_WALLETS } from '@rp/sandbox';
 import { LedgerWallet } from '@rp/ledger';
 import {
@@ -15,13 +16,11 @@ import {
   testDatabases,
 } from '@rp/persistence';
 import { Redis } from 'ioredis';
-import { type AccountsStack, startAccountsStack } from './support/accounts-stack';
-import { NOTIFICATIONS, WEBHOOK_SECRET, alertFor } from './support/notifications-stack';
-import { freshWallet } from './support/paid-stack';
-import { redisDatabase } from './support/txb-stack';
+import { accountsStack, buyKey } from './support/accounts';
+import { NOTIFICATIONS, WEBHOOK_SECRET, alertFor } from './support/notification-channels';
 
 const PRICE = 2_026_000n;
-const TXB_REDIS = redisDatabase(15);
+const TXB_REDIS = withDatabase(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', 15);
 const subscriptionDatabases = testDatabases('acc_sub', { sqlite: 'file' });
 const notificationsDatabases = testDatabases('acc_ns', { sqlite: 'file' });
 const drivers = subscriptionDatabases.databases.map((subscription, i) => ({
@@ -40,7 +39,7 @@ const someWallet = () =>
   LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 5000 + ++walletIndex }).address;
 
 describe.each(drivers)('records made before accounts, on $name', ({ subscription, notifications }) => {
-  let stack: AccountsStack;
+  let stack: Stack;
   let redis: Redis;
   const configs = async <T>(work: (collection: Collection<Config>) => Promise<T>) => {
     const { store, collection } = await openConfigs(notifications.url);
@@ -54,11 +53,13 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
   beforeAll(async () => {
     redis = new Redis(TXB_REDIS);
     await redis.flushdb();
-    stack = await startAccountsStack({
-      subscriptionDatabase: subscription.url,
-      notificationsDatabase: notifications.url,
-      txbRedis: TXB_REDIS,
-    });
+    stack = await startStack(
+      accountsStack({
+        subscriptionDatabase: subscription.url,
+        notificationsDatabase: notifications.url,
+        txbRedis: TXB_REDIS,
+      }),
+    );
   }, 120_000);
   afterAll(async () => {
     await stack?.close();
@@ -68,14 +69,14 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
   });
 
   it('gives each its key’s account, parks what nothing proves, and changes nothing on a second start', async () => {
-    const walletA = freshWallet(stack, 2n * PRICE, DEMO_WALLETS.healthy.mnemonic);
-    const walletB = freshWallet(stack, PRICE, DEMO_WALLETS.endangered.mnemonic);
-    const keyA = await stack.buy(walletA, 'shared@example.com', 'direct');
-    const keyB = await stack.buy(walletB, 'shared@example.com', 'assisted');
-    const keyA2 = await stack.buy(walletA, 'a-only@example.com', 'direct');
-    const partner = await stack.partnerKey('ops@partner.example');
-    const acme = await stack.partnerKey('q@acme.example', 'acme');
-    const keyIdOf = async (key: string) => (await stack.call('GET', '/keys/me', { key })).body.keyId as string;
+    const walletA = stack.wallet({ usdc: 2n * PRICE });
+    const walletB = stack.wallet({ usdc: PRICE });
+    const keyA = await buyKey(stack, walletA, 'shared@example.com', 'direct');
+    const keyB = await buyKey(stack, walletB, 'shared@example.com', 'assisted');
+    const keyA2 = await buyKey(stack, walletA, 'a-only@example.com', 'direct');
+    const partner = await stack.api.partnerKey({ email: 'ops@partner.example' });
+    const acme = await stack.api.partnerKey({ email: 'q@acme.example', partner: 'acme' });
+    const keyIdOf = async (key: string) => (await stack.api.call('GET', '/keys/me', { key })).body.keyId as string;
     const keyIdA = await keyIdOf(keyA);
 
     const [shared, aOnly, partnered, nobodys, collided, proposed] = Array.from({ length: 6 }, someWallet);
@@ -84,7 +85,7 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
     // The newer registration of the account for `collided`, made through the API: it stays.
     expect(
       (
-        await stack.call('POST', `${NOTIFICATIONS}/messenger`, {
+        await stack.api.call('POST', `${NOTIFICATIONS}/messenger`, {
           key: keyA,
           body: { walletAddress: collided, messengerChatId: chat(6) },
         })
@@ -103,8 +104,8 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
     });
     const proposal = await seedProposal(redis, keyIdA, proposed);
 
-    await stack.restart('notifications');
-    await stack.restart('txb');
+    await stack.restart(stack.app('notifications'));
+    await stack.restart(stack.app('txb'));
     const migrated = await until(async () => {
       const rows = await configs((collection) => collection.find({}));
       const owner = await redis.hget(`txb:proposal:${proposal}`, 'accountId');
@@ -123,7 +124,8 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
     // Two records of one account for one wallet's channel: the newer one (the API's) stays.
     expect(ownerOf(legacy.collided.id)).toBeUndefined();
 
-    const get = (key: string, wallet: string) => stack.call('GET', `${NOTIFICATIONS}?walletAddress=${wallet}`, { key });
+    const get = (key: string, wallet: string) =>
+      stack.api.call('GET', `${NOTIFICATIONS}?walletAddress=${wallet}`, { key });
     expect((await get(keyA2, aOnly)).body).toMatchObject({ messengerChatId: chat(2) });
     expect((await get(keyB, aOnly)).status).toBe(404);
     expect((await get(keyA, shared)).status).toBe(404);
@@ -133,7 +135,7 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
     expect((await get(keyA2, collided)).body).toMatchObject({ messengerChatId: chat(6) });
 
     // The parked record keeps warning whoever it warned: an alert for the wallet reaches its chat.
-    const alert = await fetch(`${stack.api}${NOTIFICATIONS}/webhook`, {
+    const alert = await fetch(`${stack.api.url}${NOTIFICATIONS}/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-webhook-secret': WEBHOOK_SECRET },
       body: JSON.stringify({ source: 'e2e', alert: alertFor(shared), routing: { channels: ['messenger'] } }),
@@ -142,7 +144,7 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
     await until(async () => stack.sandbox.channels.log.list({ channel: 'telegram', destination: chat(1) })[0]);
 
     // The proposal A's first key built is its account's: A's other key lists it, B's does not.
-    const proposals = (key: string) => stack.call('GET', `/txb/proposals?wallet=${proposed}`, { key });
+    const proposals = (key: string) => stack.api.call('GET', `/txb/proposals?wallet=${proposed}`, { key });
     expect((await proposals(keyA2)).body.proposals.map((p: { id: string }) => p.id)).toEqual([proposal]);
     expect((await proposals(keyB)).body.proposals).toEqual([]);
 
@@ -151,8 +153,8 @@ describe.each(drivers)('records made before accounts, on $name', ({ subscription
     await configs((collection) => collection.insert(marker));
     const markerProposal = await seedProposal(redis, keyIdA, someWallet());
     const proposalBefore = await redis.hgetall(`txb:proposal:${proposal}`);
-    await stack.restart('notifications');
-    await stack.restart('txb');
+    await stack.restart(stack.app('notifications'));
+    await stack.restart(stack.app('txb'));
     const after = await until(async () => {
       const rows = await configs((collection) => collection.find({}));
       const owner = await redis.hget(`txb:proposal:${markerProposal}`, 'accountId');

@@ -3,9 +3,9 @@
  * dies (the lock as a database lease, no Redis); without a key (no USDC to buy one) and without the risk service,
  * it protects the wallet from the ledger alone.
  */
-import { AppProcess, freePort } from '@rp/dev';
+import { AppProcess, freePort, type Stack, startStack } from '@rp/dev';
 import { UNIT } from '@rp/sandbox';
-import { type AgentStack, type AgentStatus, startAgentStack } from './support/agent-stack';
+import { type AgentCalls, type AgentStatus, agentCalls, agentStack } from './support/agents';
 
 const CRITICAL_XLM_PRICE = 2_800_000n;
 const DEMO_XLM_PRICE = 3_000_000n;
@@ -15,37 +15,39 @@ const POLL_MS = 1000;
 const confirmed = (s: AgentStatus) => s.recentCloses.find((close) => close.outcome === 'confirmed');
 
 describe('the risk agent under failures', () => {
-  let stack: AgentStack;
+  let stack: Stack;
+  let agents: AgentCalls;
 
   beforeAll(async () => {
-    stack = await startAgentStack({ redisDb: 12 });
+    stack = await startStack(agentStack({ redisDb: 12 }));
+    agents = agentCalls(stack);
   }, 180_000);
 
   afterAll(async () => {
     await stack?.close();
   });
 
-  afterEach(() => stack.setXlmPrice(DEMO_XLM_PRICE));
+  afterEach(() => agents.setXlmPrice(DEMO_XLM_PRICE));
 
   it('two agents for one wallet: one acts, the other stands by and takes over when the first is killed', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
     const shared = {
-      DATABASE_URL: stack.databaseUrl(),
+      DATABASE_URL: stack.databaseUrl('agent'),
       REDIS_URL: '',
       LOCK_LEASE_MS: String(LEASE_MS),
       POLL_INTERVAL_MS: String(POLL_MS),
     };
-    const first = await stack.agent(owner, shared);
-    await stack.until(first, (s) => s.role === 'active', 'the first agent active');
-    const second = await stack.agent(owner, shared);
-    const standing = await stack.until(second, (s) => s.role === 'standby', 'the second agent standing by');
+    const first = await agents.start(owner, shared);
+    await agents.until(first, (s) => s.role === 'active', 'the first agent active');
+    const second = await agents.start(owner, shared);
+    const standing = await agents.until(second, (s) => s.role === 'standby', 'the second agent standing by');
     expect(standing.lastPollAt).toBeNull();
-    expect((await stack.status(first)).role).toBe('active');
+    expect((await agents.status(first)).role).toBe('active');
 
     await first.kill();
     // The takeover itself is the event: the second agent active and polling. It is due once the dead holder's lease
     // has run out, at its next heartbeat, plus one poll; the deadline gives a busy machine ten times that.
-    const takeover = await stack.until(
+    const takeover = await agents.until(
       second,
       (s) => s.role === 'active' && s.lastPollAt !== null,
       'the second agent taking over',
@@ -53,16 +55,16 @@ describe('the risk agent under failures', () => {
     );
     expect(takeover.wallet.address).toBe(owner.address);
 
-    stack.setXlmPrice(CRITICAL_XLM_PRICE);
-    const closed = await stack.until(second, (s) => confirmed(s) !== undefined, 'a close by the second agent');
-    expect((await stack.rpc.getTransaction(confirmed(closed)?.txHash ?? '')).status).toBe('SUCCESS');
-    expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
+    agents.setXlmPrice(CRITICAL_XLM_PRICE);
+    const closed = await agents.until(second, (s) => confirmed(s) !== undefined, 'a close by the second agent');
+    expect((await stack.ledger.getTransaction(confirmed(closed)?.txHash ?? '')).status).toBe('SUCCESS');
+    expect(await agents.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
   }, 180_000);
 
   it('degraded: no USDC for a key and no risk service, it still closes the position from the ledger', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
-    const agent = await stack.agent(owner);
-    const degraded = await stack.until(
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
+    const agent = await agents.start(owner);
+    const degraded = await agents.until(
       agent,
       (s) => s.mode === 'degraded' && s.subscription.error !== undefined && s.positions.length === 1,
       'degraded mode with the subscription problem shown',
@@ -71,21 +73,21 @@ describe('the risk agent under failures', () => {
     expect(degraded.subscription.error).toContain('not enough USDC');
     expect(agent.lines.filter((line) => line.includes('not enough USDC'))).toHaveLength(1);
 
-    stack.setXlmPrice(CRITICAL_XLM_PRICE);
-    const closed = await stack.until(agent, (s) => confirmed(s) !== undefined, 'a close built by the agent itself');
+    agents.setXlmPrice(CRITICAL_XLM_PRICE);
+    const closed = await agents.until(agent, (s) => confirmed(s) !== undefined, 'a close built by the agent itself');
     expect(confirmed(closed)?.riskSnapshot.source).toBe('ledger');
-    expect((await stack.rpc.getTransaction(confirmed(closed)?.txHash ?? '')).status).toBe('SUCCESS');
-    expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
+    expect((await stack.ledger.getTransaction(confirmed(closed)?.txHash ?? '')).status).toBe('SUCCESS');
+    expect(await agents.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
   }, 180_000);
 
   it('low fee balance: a warning in /status and one log line when it starts and one when it ends', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
     // The wallet holds 100 XLM: below a 150 XLM threshold.
-    const agent = await stack.agent(owner, { LOW_FEE_BALANCE_XLM: '150' });
-    const low = await stack.until(agent, (s) => s.wallet.lowFeeBalance, 'a low fee balance');
+    const agent = await agents.start(owner, { LOW_FEE_BALANCE_XLM: '150' });
+    const low = await agents.until(agent, (s) => s.wallet.lowFeeBalance, 'a low fee balance');
     expect(Number(low.wallet.nativeBalance)).toBeLessThan(150);
     stack.sandbox.control.setup.fund(owner.address, 100n * UNIT);
-    await stack.until(agent, (s) => !s.wallet.lowFeeBalance, 'the fee balance topped up');
+    await agents.until(agent, (s) => !s.wallet.lowFeeBalance, 'the fee balance topped up');
     const lines = (text: string) => agent.lines.filter((line) => line.includes(text));
     expect(lines('low fee balance')).toHaveLength(1);
     expect(lines('fee balance no longer low')).toHaveLength(1);

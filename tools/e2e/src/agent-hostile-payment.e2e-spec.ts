@@ -5,18 +5,15 @@
  * sandbox ledger (the wallet's balances are unchanged), `/status.subscription.refusal` names the reason, and the
  * agent keeps protecting from the ledger: the critical position is closed, confirmed on the ledger.
  */
-import { join } from 'node:path';
-import { type AppProcess, WORKSPACE_ROOT } from '@rp/dev';
+import { type AppProcess, type Stack, openBorrower, startStack } from '@rp/dev';
 import type { ExactRequirements } from '@rp/ledger';
 import { LedgerRpc, LedgerWallet } from '@rp/ledger';
-import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
+import { type LoadedScenario, type RunningSandbox, UNIT } from '@rp/sandbox';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { Keypair } from '@stellar/stellar-sdk';
-import type { AgentStatus } from './support/agent-stack';
-import { openBorrower } from './support/borrowers';
+import type { AgentStatus } from './support/agents';
 import { type HostilePaymentGateway, startHostilePaymentGateway } from './support/hostile-payment-gateway';
-import { startApp } from './support/running-apps';
 
 const DEMO_XLM_PRICE = 3_000_000n;
 const CRITICAL_XLM_PRICE = 2_800_000n;
@@ -28,6 +25,7 @@ type Status = AgentStatus & {
 };
 
 describe('the agent facing a hostile 402', () => {
+  let stack: Stack;
   let sandbox: RunningSandbox;
   let scenario: LoadedScenario;
   let rpc: LedgerRpc;
@@ -36,7 +34,9 @@ describe('the agent facing a hostile 402', () => {
   let wallets = 0;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 250 });
+    // The sandbox alone: the agent is pointed at a stub service, not at our gateway.
+    stack = await startStack({ apps: [], ledgerIntervalMs: 250 });
+    sandbox = stack.sandbox;
     scenario = sandbox.scenario as LoadedScenario;
     rpc = new LedgerRpc({ rpcUrl: sandbox.rpcUrl, network: 'ledger:testnet' });
     // A stablecoin that is not the agent's payment asset; the wallets hold some, so a payment in it would go through.
@@ -49,7 +49,7 @@ describe('the agent facing a hostile 402', () => {
   });
 
   afterAll(async () => {
-    await sandbox?.close();
+    await stack?.close();
   });
 
   const usdc = (owner: string) => sandbox.control.setup.balance(scenario.usdc, owner);
@@ -81,17 +81,17 @@ describe('the agent facing a hostile 402', () => {
   });
 
   async function agentFor(owner: { mnemonic: string }, stub: HostilePaymentGateway, env: Record<string, string> = {}) {
-    const agent = await startApp('agent', {
-      LEDGER_MNEMONIC: owner.mnemonic,
-      // The x402 client would build over HTTPS only: the sandbox's TLS port with its certificate trusted.
-      CONTRACT_RPC_URL: sandbox.secureRpcUrl,
-      NODE_EXTRA_CA_CERTS: join(WORKSPACE_ROOT, 'tools/sandbox/tls/loopback.crt'),
-      SERVICE_BASE_URL: stub.url,
-      SERVICE_EMAIL: `hostile-${wallets}@example.com`,
-      POLL_INTERVAL_MS: '1000',
-      WATCHED_POOLS: scenario.pool,
-      UNWIND_RECEIVER: scenario.swapReceiver,
-      ...env,
+    // The wiring gives the ledger (over HTTPS, the x402 client's only way), the pool and the receiver.
+    const agent = await stack.start('agent', {
+      env: {
+        LEDGER_MNEMONIC: owner.mnemonic,
+        SERVICE_BASE_URL: stub.url,
+        SERVICE_EMAIL: `hostile-${wallets}@example.com`,
+        POLL_INTERVAL_MS: '1000',
+        BLEND_POOL_FACTORY: undefined,
+        INTERNAL_TOKEN: undefined,
+        ...env,
+      },
     });
     started.push(agent);
     return agent;

@@ -7,8 +7,7 @@
  * the stranger gets nothing and the wallet's signers are unchanged, `/status.refusals` names the reason, and the
  * critical position is still closed, built by the agent from the ledger and confirmed.
  */
-import { join } from 'node:path';
-import { type AppProcess, WORKSPACE_ROOT } from '@rp/dev';
+import { type AppProcess, type Stack, openBorrower, startStack } from '@rp/dev';
 import {
   LedgerRpc,
   LedgerWallet,
@@ -19,7 +18,7 @@ import {
   poolSubmitOperation,
   readAccountBalance,
 } from '@rp/ledger';
-import { type LoadedScenario, type RunningSandbox, UNIT, startSandbox } from '@rp/sandbox';
+import { type LoadedScenario, type RunningSandbox, UNIT } from '@rp/sandbox';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import {
@@ -35,10 +34,8 @@ import {
   nativeToScVal,
   xdr,
 } from '@stellar/stellar-sdk';
-import type { AgentStatus } from './support/agent-stack';
-import { openBorrower } from './support/borrowers';
+import type { AgentStatus } from './support/agents';
 import { type HostileBuild, type HostileServiceGateway, startHostileServiceGateway } from './support/hostile-service-gateway';
-import { startApp } from './support/running-apps';
 
 const DEMO_XLM_PRICE = 3_000_000n;
 const CRITICAL_XLM_PRICE = 2_800_000n;
@@ -51,6 +48,7 @@ interface Attack {
 }
 
 describe('the agent facing a hostile transaction builder', () => {
+  let stack: Stack;
   let sandbox: RunningSandbox;
   let scenario: LoadedScenario;
   let rpc: LedgerRpc;
@@ -60,7 +58,9 @@ describe('the agent facing a hostile transaction builder', () => {
   let wallets = 0;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 250 });
+    // The sandbox alone: the agent is pointed at a stub service, not at our gateway.
+    stack = await startStack({ apps: [], ledgerIntervalMs: 250 });
+    sandbox = stack.sandbox;
     scenario = sandbox.scenario as LoadedScenario;
     rpc = new LedgerRpc({ rpcUrl: sandbox.rpcUrl, network: 'ledger:testnet' });
     const setup = sandbox.control.setup;
@@ -77,7 +77,7 @@ describe('the agent facing a hostile transaction builder', () => {
   });
 
   afterAll(async () => {
-    await sandbox?.close();
+    await stack?.close();
   });
 
   const usdc = (owner: string) => sandbox.control.setup.balance(scenario.usdc, owner);
@@ -236,18 +236,18 @@ describe('the agent facing a hostile transaction builder', () => {
     };
     sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, CRITICAL_XLM_PRICE);
 
-    const agent = await startApp('agent', {
-      LEDGER_MNEMONIC: owner.mnemonic,
-      CONTRACT_RPC_URL: sandbox.secureRpcUrl,
-      NODE_EXTRA_CA_CERTS: join(WORKSPACE_ROOT, 'tools/sandbox/tls/loopback.crt'),
-      SERVICE_BASE_URL: stub.url,
-      SERVICE_EMAIL: `hostile-txb-${wallets}@example.com`,
-      SERVICE_PAY_TO: scenario.paymentReceiver,
-      POLL_INTERVAL_MS: '1000',
-      // No WATCHED_POOLS: the pool is trusted because the sandbox's pool factory knows it.
-      WATCHED_POOLS: '',
-      BLEND_POOL_FACTORY: scenario.poolFactory,
-      UNWIND_RECEIVER: scenario.swapReceiver,
+    // The wiring gives the ledger (over HTTPS), the pool factory and the receiver.
+    const agent = await stack.start('agent', {
+      env: {
+        LEDGER_MNEMONIC: owner.mnemonic,
+        SERVICE_BASE_URL: stub.url,
+        SERVICE_EMAIL: `hostile-txb-${wallets}@example.com`,
+        SERVICE_PAY_TO: scenario.paymentReceiver,
+        POLL_INTERVAL_MS: '1000',
+        // No WATCHED_POOLS: the pool is trusted because the sandbox's pool factory knows it.
+        WATCHED_POOLS: '',
+        INTERNAL_TOKEN: undefined,
+      },
     });
     started.push(agent);
 

@@ -4,7 +4,7 @@
  * decision is audited `skipped`. `/status` and `/metrics` ask for the status token; `/health` does not.
  */
 import type { AppProcess } from '@rp/dev';
-import type { AgentStatus } from './support/agent-stack';
+import type { AgentStatus } from './support/agents';
 import { startApp } from './support/running-apps';
 
 const TOKEN = 'status-token-0123456789abcdef';

@@ -8,10 +8,10 @@
  * secret, never appears in the agent's log.
  */
 import { randomBytes } from 'node:crypto';
-import type { AppProcess } from '@rp/dev';
+import { type AppProcess, type Stack, startStack } from '@rp/dev';
 import { UNIT } from '@rp/sandbox';
 import { Networks, TransactionBuilder } from '@stellar/stellar-sdk';
-import { type AgentStack, type AgentStatus, type AgentWallet, startAgentStack } from './support/agent-stack';
+import { type AgentCalls, type AgentStatus, type AgentWallet, agentCalls, agentStack } from './support/agents';
 
 /** $0.29 (-3.3 %): critical, and within the 5 % a presigned close absorbs. */
 const SLIGHTLY_CRITICAL_XLM_PRICE = 2_900_000n;
@@ -19,7 +19,7 @@ const DEMO_XLM_PRICE = 3_000_000n;
 const confirmed = (s: AgentStatus) => s.recentCloses.find((close) => close.outcome === 'confirmed');
 
 /** The owner's three channels, fresh per test, and how to read what each stand-in received. */
-function ownerChannels(stack: AgentStack) {
+function ownerChannels(stack: Stack) {
   const chat = String(600_000_000 + Math.floor(Math.random() * 1_000_000));
   const email = `owner-${chat}@example.com`;
   const hookId = randomBytes(6).toString('hex');
@@ -53,29 +53,31 @@ const TOOK_OVER = 'A standby risk agent took over your wallet';
 const FEE_LOW = 'fee balance is low';
 
 describe("the agent telling its wallet's owner", () => {
-  let stack: AgentStack;
+  let stack: Stack;
+  let agents: AgentCalls;
 
   beforeAll(async () => {
-    stack = await startAgentStack({ redisDb: 14, notifications: true });
+    stack = await startStack(agentStack({ redisDb: 14, notifications: true }));
+    agents = agentCalls(stack);
   }, 180_000);
 
   afterAll(async () => {
     await stack?.close();
   });
 
-  afterEach(() => stack.setXlmPrice(DEMO_XLM_PRICE));
+  afterEach(() => agents.setXlmPrice(DEMO_XLM_PRICE));
 
   it('registers the owner channels under its key and delivers its renewed key to each, once', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
     const channels = ownerChannels(stack);
-    const agent = await stack.agent(owner, channels.env);
-    await stack.until(agent, (s) => s.subscription.active, 'a key bought');
+    const agent = await agents.start(owner, channels.env);
+    await agents.until(agent, (s) => s.subscription.active, 'a key bought');
 
     for (const message of await channels.each('API key was renewed')) {
       expect(message?.text).toContain(owner.address.slice(0, 6));
       expect(message?.text).toMatch(/Valid until/);
     }
-    expect(await stack.metrics(agent)).toContain(
+    expect(await agents.metrics(agent)).toContain(
       'agent_owner_events_total{type="subscription_renewed",outcome="delivered"} 1',
     );
     for (const filter of channels.destinations) expect(channels.received(filter, 'API key was renewed')).toHaveLength(1);
@@ -83,15 +85,15 @@ describe("the agent telling its wallet's owner", () => {
   }, 180_000);
 
   it('tells the owner a real close was sent and confirmed: pool, health factor before and after, transaction', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
     const channels = ownerChannels(stack);
-    const agent = await stack.agent(owner, { ...channels.env, SLIPPAGE: '500' });
-    await stack.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
-    stack.setXlmPrice(SLIGHTLY_CRITICAL_XLM_PRICE);
-    const closed = await stack.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
+    const agent = await agents.start(owner, { ...channels.env, SLIPPAGE: '500' });
+    await agents.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
+    agents.setXlmPrice(SLIGHTLY_CRITICAL_XLM_PRICE);
+    const closed = await agents.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
     const close = confirmed(closed);
     const txHash = close?.txHash ?? '';
-    expect((await stack.rpc.getTransaction(txHash)).status).toBe('SUCCESS');
+    expect((await stack.ledger.getTransaction(txHash)).status).toBe('SUCCESS');
     const before = (close?.riskSnapshot.positions[0] as { healthFactor: number }).healthFactor;
 
     for (const message of await channels.each(SENT)) {
@@ -105,7 +107,7 @@ describe("the agent telling its wallet's owner", () => {
       // The position is gone from the ledger: no debt, no health factor.
       expect(message?.text).toMatch(/Health factor after\W+none \(no debt\)/);
     }
-    const metrics = await stack.metrics(agent);
+    const metrics = await agents.metrics(agent);
     expect(metrics).toContain('agent_owner_events_total{type="close_sent",outcome="delivered"} 1');
     expect(metrics).toContain('agent_owner_events_total{type="close_confirmed",outcome="delivered"} 1');
     expect(metrics).not.toContain('type="close_failed"');
@@ -113,11 +115,11 @@ describe("the agent telling its wallet's owner", () => {
   }, 180_000);
 
   it('SIGKILLed after sendTransaction: the next start follows the close to confirmed, never sends it twice, tells once', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
     const channels = ownerChannels(stack);
-    const env = { ...channels.env, SLIPPAGE: '500', DATABASE_URL: stack.databaseUrl() };
-    const first = await stack.agent(owner, env);
-    await stack.until(first, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
+    const env = { ...channels.env, SLIPPAGE: '500', DATABASE_URL: stack.databaseUrl('agent') };
+    const first = await agents.start(owner, env);
+    await agents.until(first, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
 
     // Every transaction of the wallet the ledger is handed from here on, and every one it applies.
     const handed = new Set<string>();
@@ -127,9 +129,9 @@ describe("the agent telling its wallet's owner", () => {
     stack.sandbox.faults.add({ method: 'getTransaction', kind: 'rpc-error', count: Number.POSITIVE_INFINITY });
     let second: AppProcess | undefined;
     try {
-      stack.setXlmPrice(SLIGHTLY_CRITICAL_XLM_PRICE);
+      agents.setXlmPrice(SLIGHTLY_CRITICAL_XLM_PRICE);
       await until(() => first.lines.some((line) => line.includes('"close sent"')), 'the close sent', 60_000);
-      const pending = await stack.status(first);
+      const pending = await agents.status(first);
       await until(() => applied.length > 0, 'the close applied by the ledger', 30_000);
       expect(await first.kill()).not.toBe(0);
       expect(pending.recentCloses).toEqual([expect.objectContaining({ outcome: 'submitted' })]);
@@ -140,20 +142,20 @@ describe("the agent telling its wallet's owner", () => {
       // The same agent, same settings and database, in a new process.
       second = first.respawn();
       await second.waitReady(60_000);
-      const settled = await stack.until(second, (s) => confirmed(s) !== undefined, 'the earlier close settled');
+      const settled = await agents.until(second, (s) => confirmed(s) !== undefined, 'the earlier close settled');
       expect(settled.recentCloses).toEqual([expect.objectContaining({ txHash, outcome: 'confirmed' })]);
       expect(second.lines.some((line) => line.includes('earlier close settled'))).toBe(true);
-      expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
+      expect(await agents.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
 
       for (const message of await channels.each(CONFIRMED)) expect(message?.text).toContain(txHash);
       // Some polls later, still one close on the ledger, one handed to it, one confirmation told per channel.
-      const polls = async () => Number(/agent_polls_total\{mode="\w+"\} (\d+)/.exec(await stack.metrics(second as AppProcess))?.[1] ?? 0);
+      const polls = async () => Number(/agent_polls_total\{mode="\w+"\} (\d+)/.exec(await agents.metrics(second as AppProcess))?.[1] ?? 0);
       const seen = await polls();
       await until(async () => (await polls()) >= seen + 5, 'five more polls', 60_000);
       expect(applied).toEqual([txHash]);
       expect([...handed]).toEqual([txHash]);
       for (const filter of channels.destinations) expect(channels.received(filter, CONFIRMED)).toHaveLength(1);
-      expect(await stack.metrics(second)).toContain('agent_owner_events_total{type="close_confirmed",outcome="delivered"} 1');
+      expect(await agents.metrics(second)).toContain('agent_owner_events_total{type="close_confirmed",outcome="delivered"} 1');
     } finally {
       stopCounting();
       stack.sandbox.faults.clear();
@@ -163,31 +165,31 @@ describe("the agent telling its wallet's owner", () => {
 
   it('tells the owner of a low fee balance once per fall, not at every poll', async () => {
     // The wallet holds 100 XLM: below a 150 XLM threshold from the first poll on.
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
     const channels = ownerChannels(stack);
-    const agent = await stack.agent(owner, { ...channels.env, LOW_FEE_BALANCE_XLM: '150' });
-    await stack.until(agent, (s) => s.wallet.lowFeeBalance && s.subscription.active, 'a low fee balance and a key');
+    const agent = await agents.start(owner, { ...channels.env, LOW_FEE_BALANCE_XLM: '150' });
+    await agents.until(agent, (s) => s.wallet.lowFeeBalance && s.subscription.active, 'a low fee balance and a key');
     for (const message of await channels.each(FEE_LOW)) expect(message?.text).toMatch(/XLM balance\W+\d+\.\d+/);
-    const polls = async () => Number(/agent_polls_total\{mode="\w+"\} (\d+)/.exec(await stack.metrics(agent))?.[1] ?? 0);
+    const polls = async () => Number(/agent_polls_total\{mode="\w+"\} (\d+)/.exec(await agents.metrics(agent))?.[1] ?? 0);
     const seen = await polls();
     await until(async () => (await polls()) >= seen + 5, 'five more polls', 60_000);
     // The agent emitted it once (the service's cooldown would hide a repeat from the channels, not from this count).
-    expect(await stack.metrics(agent)).toContain('agent_owner_events_total{type="fee_balance_low",outcome="delivered"} 1\n');
+    expect(await agents.metrics(agent)).toContain('agent_owner_events_total{type="fee_balance_low",outcome="delivered"} 1\n');
     for (const filter of channels.destinations) expect(channels.received(filter, FEE_LOW)).toHaveLength(1);
   }, 180_000);
 
   it('tells the owner once when a standby instance takes the wallet over from one that died', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
     const channels = ownerChannels(stack);
-    const shared = { ...channels.env, DATABASE_URL: stack.databaseUrl(), REDIS_URL: '', LOCK_LEASE_MS: '3000' };
-    const first = await stack.agent(owner, shared);
-    await stack.until(first, (s) => s.role === 'active' && s.subscription.active, 'the first agent active with a key');
-    const second = await stack.agent(owner, shared);
-    await stack.until(second, (s) => s.role === 'standby', 'the second agent standing by');
+    const shared = { ...channels.env, DATABASE_URL: stack.databaseUrl('agent'), REDIS_URL: '', LOCK_LEASE_MS: '3000' };
+    const first = await agents.start(owner, shared);
+    await agents.until(first, (s) => s.role === 'active' && s.subscription.active, 'the first agent active with a key');
+    const second = await agents.start(owner, shared);
+    await agents.until(second, (s) => s.role === 'standby', 'the second agent standing by');
     await first.kill();
-    await stack.until(second, (s) => s.role === 'active', 'the second agent taking over', 60_000);
+    await agents.until(second, (s) => s.role === 'active', 'the second agent taking over', 60_000);
     for (const message of await channels.each(TOOK_OVER)) expect(message?.text).toContain(owner.address.slice(0, 6));
-    expect(await stack.metrics(second)).toContain(
+    expect(await agents.metrics(second)).toContain(
       'agent_owner_events_total{type="standby_took_over",outcome="delivered"} 1',
     );
     for (const filter of channels.destinations) expect(channels.received(filter, TOOK_OVER)).toHaveLength(1);
@@ -195,7 +197,7 @@ describe("the agent telling its wallet's owner", () => {
 });
 
 /** Watches the sandbox ledger: hashes of the wallet's transactions handed to it (`sendTransaction`) and applied. */
-function countWalletTransactions(stack: AgentStack, owner: AgentWallet, handed: Set<string>, applied: string[]): () => void {
+function countWalletTransactions(stack: Stack, owner: AgentWallet, handed: Set<string>, applied: string[]): () => void {
   const ledger = stack.sandbox.ledger;
   const sourceOf = (envelope: string) => {
     const tx = TransactionBuilder.fromXDR(envelope, Networks.TESTNET);

@@ -3,8 +3,9 @@
  * buys its own key with x402 (and renews it), keeps a presigned close of an endangered position, sends it when the
  * price drops to critical, follows it to the ledger, and never closes twice inside the cooldown.
  */
+import { type Stack, startStack } from '@rp/dev';
 import { UNIT } from '@rp/sandbox';
-import { type AgentStack, type AgentStatus, startAgentStack } from './support/agent-stack';
+import { type AgentCalls, type AgentStatus, agentCalls, agentStack } from './support/agents';
 
 const CRITICAL_XLM_PRICE = 2_800_000n; // $0.28: the endangered position (health factor about 1.12) falls to about 1.05
 /** $0.29 (-3.3 %): critical (about 1.09), and within the 5 % a presigned flash-loan close can absorb. */
@@ -13,28 +14,30 @@ const confirmed = (s: AgentStatus) => s.recentCloses.find((close) => close.outco
 const DEMO_XLM_PRICE = 3_000_000n;
 
 describe('the risk agent', () => {
-  let stack: AgentStack;
+  let stack: Stack;
+  let agents: AgentCalls;
 
   beforeAll(async () => {
     // One day of subscription: inside the three-day renewal window at once, so every check renews.
-    stack = await startAgentStack({ redisDb: 11, subscriptionEnv: { X402_SUBSCRIPTION_DAYS: '1' } });
+    stack = await startStack(agentStack({ redisDb: 11, subscriptionEnv: { X402_SUBSCRIPTION_DAYS: '1' } }));
+    agents = agentCalls(stack);
   }, 180_000);
 
   afterAll(async () => {
     await stack?.close();
   });
 
-  afterEach(() => stack.setXlmPrice(DEMO_XLM_PRICE));
+  afterEach(() => agents.setXlmPrice(DEMO_XLM_PRICE));
 
   it('buys its own key with its wallet, shows it in /status, renews it near expiry, never shows its secrets', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
-    const agent = await stack.agent(owner, { SUBSCRIPTION_CHECK_INTERVAL_MS: '3000' });
-    const first = await stack.until(agent, (s) => s.subscription.active, 'an active subscription');
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, usdcForKey: 1n * UNIT });
+    const agent = await agents.start(owner, { SUBSCRIPTION_CHECK_INTERVAL_MS: '3000' });
+    const first = await agents.until(agent, (s) => s.subscription.active, 'an active subscription');
     expect(first.subscription).toMatchObject({ active: true, tier: 'standard' });
     const expiry = Date.parse(first.subscription.expiresAt ?? '');
     expect(expiry - Date.now()).toBeGreaterThan(23 * 3_600_000);
     expect(expiry - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
-    const renewed = await stack.until(
+    const renewed = await agents.until(
       agent,
       (s) => Date.parse(s.subscription.expiresAt ?? '') > expiry,
       'a renewed subscription',
@@ -50,24 +53,24 @@ describe('the risk agent', () => {
   }, 120_000);
 
   it('sends its presigned close when the price drops to critical; the ledger confirms; nothing twice in the cooldown', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
     // 5 % slippage (the spec's figure for volatile assets): the presigned close survives the drop below.
-    const agent = await stack.agent(owner, { SLIPPAGE: '500' });
-    const ready = await stack.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
+    const agent = await agents.start(owner, { SLIPPAGE: '500' });
+    const ready = await agents.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
     expect(ready.positions).toEqual([expect.objectContaining({ poolAddress: stack.scenario.pool, riskLevel: 'high' })]);
     expect(ready.recentCloses).toEqual([]);
 
-    stack.setXlmPrice(SLIGHTLY_CRITICAL_XLM_PRICE);
-    const closed = await stack.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
+    agents.setXlmPrice(SLIGHTLY_CRITICAL_XLM_PRICE);
+    const closed = await agents.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
     expect(closed.recentCloses).toHaveLength(1);
     const close = closed.recentCloses[0];
     expect(close).toMatchObject({ wallet: owner.address, poolAddress: stack.scenario.pool, outcome: 'confirmed' });
     expect(close.settledAt).not.toBeNull();
     expect(close.riskSnapshot.positions).toEqual([expect.objectContaining({ riskLevel: 'critical' })]);
     expect(Object.keys(close.riskSnapshot.prices)).toContain(stack.scenario.xlm);
-    expect((await stack.rpc.getTransaction(close.txHash ?? '')).status).toBe('SUCCESS');
-    expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
-    expect(await stack.metrics(agent)).toMatch(/agent_sends_total\{path="presigned"\} 1\n/);
+    expect((await stack.ledger.getTransaction(close.txHash ?? '')).status).toBe('SUCCESS');
+    expect(await agents.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
+    expect(await agents.metrics(agent)).toMatch(/agent_sends_total\{path="presigned"\} 1\n/);
 
     // A new position of the same wallet in the same pool, critical at once: inside the cooldown it is left alone.
     stack.sandbox.control.setup.openPosition(stack.scenario.pool, {
@@ -75,39 +78,39 @@ describe('the risk agent', () => {
       supplyCollateral: [{ asset: stack.scenario.xlm, amount: 1_000n * UNIT }],
       borrow: [{ asset: stack.scenario.usdc, amount: 190n * UNIT }], // health factor about 1.05 at $0.28
     });
-    const polls = async () => Number(/agent_polls_total\{mode="\w+"\} (\d+)/.exec(await stack.metrics(agent))?.[1] ?? 0);
+    const polls = async () => Number(/agent_polls_total\{mode="\w+"\} (\d+)/.exec(await agents.metrics(agent))?.[1] ?? 0);
     const seen = await polls();
-    await stack.until(agent, (s) => s.positions[0]?.riskLevel === 'critical', 'the new critical position');
+    await agents.until(agent, (s) => s.positions[0]?.riskLevel === 'critical', 'the new critical position');
     while ((await polls()) < seen + 5) await new Promise((resolve) => setTimeout(resolve, 250));
-    const after = await stack.status(agent);
+    const after = await agents.status(agent);
     expect(after.recentCloses).toEqual(closed.recentCloses);
-    expect((await stack.position(owner.address)).liabilities).toBe(1);
+    expect((await agents.position(owner.address)).liabilities).toBe(1);
   }, 180_000);
 
   it('rebuilds, signs and sends when its presigned close went stale, and the ledger confirms that one', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
-    const agent = await stack.agent(owner, { POLL_INTERVAL_MS: '4000' });
-    const ready = await stack.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
+    const agent = await agents.start(owner, { POLL_INTERVAL_MS: '4000' });
+    const ready = await agents.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
     // Right after a poll, the wallet spends its next sequence number elsewhere and the price drops: at the next
     // poll the presigned close carries a used sequence number.
-    await stack.until(agent, (s) => s.lastPollAt !== ready.lastPollAt, 'the next poll');
-    await stack.spendSequence(owner);
-    stack.setXlmPrice(CRITICAL_XLM_PRICE);
-    const closed = await stack.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
-    expect((await stack.rpc.getTransaction(confirmed(closed)?.txHash ?? '')).status).toBe('SUCCESS');
-    expect(await stack.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
-    const metrics = await stack.metrics(agent);
+    await agents.until(agent, (s) => s.lastPollAt !== ready.lastPollAt, 'the next poll');
+    await agents.spendSequence(owner);
+    agents.setXlmPrice(CRITICAL_XLM_PRICE);
+    const closed = await agents.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed close');
+    expect((await stack.ledger.getTransaction(confirmed(closed)?.txHash ?? '')).status).toBe('SUCCESS');
+    expect(await agents.position(owner.address)).toEqual({ collateral: 0, liabilities: 0, healthFactor: null });
+    const metrics = await agents.metrics(agent);
     expect(metrics).toMatch(/agent_sends_total\{path="rebuilt"\} \d+\n/);
     expect(metrics).not.toMatch(/agent_sends_total\{path="presigned"\}/);
   }, 180_000);
 
   it('deleverage: a partial unwind brings the health factor back to within 1 % of the target', async () => {
-    const owner = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
-    const agent = await stack.agent(owner, { CLOSE_STRATEGY: 'deleverage', TARGET_HEALTH_FACTOR: '1.4' });
-    await stack.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
-    stack.setXlmPrice(CRITICAL_XLM_PRICE);
-    await stack.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed deleverage');
-    const { healthFactor, liabilities } = await stack.position(owner.address);
+    const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
+    const agent = await agents.start(owner, { CLOSE_STRATEGY: 'deleverage', TARGET_HEALTH_FACTOR: '1.4' });
+    await agents.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
+    agents.setXlmPrice(CRITICAL_XLM_PRICE);
+    await agents.until(agent, (s) => confirmed(s) !== undefined, 'a confirmed deleverage');
+    const { healthFactor, liabilities } = await agents.position(owner.address);
     expect(liabilities).toBe(1);
     expect(Math.abs((healthFactor ?? 0) / 1.4 - 1)).toBeLessThan(0.01);
   }, 180_000);

@@ -11,15 +11,13 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AppProcess } from '@rp/dev';
+import { type AppName, type AppProcess, type Stack, startStack } from '@rp/dev';
 import { type RedisClient, closeRedisConnection, createRedisConnection, encodeCallerIdentity } from '@rp/platform';
-import { type RunningSandbox, startSandbox, trustSandboxCertificate } from '@rp/sandbox';
 import { FuzzClient, type Outcome } from './support/fuzz-client';
 import { BODY_LIMIT, type MalformedRequest, type Route, malformedRequest } from './support/malformed-requests';
-import { REDIS_URL, type AppName, startApp } from './support/running-apps';
+import { DEMO_MNEMONIC } from './support/running-apps';
 import { generator } from './support/seeded-random';
-import { notificationsSettings } from './support/notifications-stack';
-import { paidSubscriptionSettings } from './support/paid-stack';
+import { NOTIFICATIONS_TEST_SETTINGS } from './support/notification-channels';
 
 /** 1,000 in CI; `RP_FUZZ_PER_ROUTE` lowers it while a failure is looked into. */
 const PER_ROUTE = Number(process.env['RP_FUZZ_PER_ROUTE'] ?? 1000);
@@ -40,16 +38,10 @@ const identity = encodeCallerIdentity({
   account: 'partner:fuzz',
 });
 
-const redisUrl = (() => {
-  const url = new URL(REDIS_URL);
-  url.pathname = `/${REDIS_DB}`;
-  return url.toString();
-})();
-
 let directory: string;
 const apps = new Map<AppName, AppProcess>();
 let redis: RedisClient;
-let sandbox: RunningSandbox;
+let stack: Stack;
 
 /** The SQLite file of an app that has a database. */
 const databaseOf = (app: AppName) => join(directory, `${app}.sqlite`);
@@ -60,51 +52,48 @@ beforeAll(async () => {
   // Every app configured as in production (payment, admin key, webhook secret, channels): a route that is not
   // configured answers 503 by design, which would hide what it does with a malformed request.
   // No ledger closes: nothing here settles, and the risk monitor then has no rounds to run beside the suite.
-  sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0 });
-  trustSandboxCertificate(sandbox.tlsCertificate);
-  const configured: Partial<Record<AppName, Record<string, string>>> = {
-    subscription: paidSubscriptionSettings(sandbox, sandbox.scenario!, ''),
-    txb: { CONTRACT_RPC_URL: sandbox.rpcUrl },
-    notifications: { ...notificationsSettings(sandbox, '', redisUrl), RMS_POOLS: sandbox.scenario!.pool },
-  };
-  const env = (app: AppName): Record<string, string> => {
-    const settings: Record<string, string> = {
-      ...configured[app],
-      REDIS_URL: redisUrl,
-      BODY_LIMIT,
-      LOG_LEVEL: 'warn',
-      ...(HAS_DATABASE.includes(app) ? { DATABASE_URL: `sqlite://${databaseOf(app)}` } : {}),
-    };
-    // No INTERNAL_TOKEN: identities travel unsigned, so generated requests reach each route's validation.
-    delete settings['INTERNAL_TOKEN'];
-    return settings;
-  };
-  const [subscription, txb, notifications, agent] = await Promise.all(
-    (['subscription', 'txb', 'notifications', 'agent'] as const).map((app) => startApp(app, env(app))),
-  );
-  apps.set('subscription', subscription).set('txb', txb).set('notifications', notifications).set('agent', agent);
-  apps.set(
-    'gateway',
-    await startApp('gateway', {
-      ...env('gateway'),
-      SUBSCRIPTION_URL: subscription.url,
-      TXB_URL: txb.url,
-      NOTIFICATIONS_URL: notifications.url,
-      PUBLIC_RATE_LIMIT: '10000000',
-      PUBLIC_BURST: '10000000',
-      KEY_FAILURE_BURST: '10000000',
-      KEY_FAILURE_RATE_LIMIT: '10000000',
-    }),
-  );
+  const file = (app: AppName) => ({ DATABASE_URL: `sqlite://${databaseOf(app)}` });
+  stack = await startStack({
+    apps: ['subscription', 'txb', 'notifications', 'agent', 'gateway'],
+    ledgerIntervalMs: 0,
+    redisDb: REDIS_DB,
+    env: {
+      // No INTERNAL_TOKEN: identities travel unsigned, so generated requests reach each route's validation.
+      all: { INTERNAL_TOKEN: undefined, BODY_LIMIT, LOG_LEVEL: 'warn' },
+      subscription: file('subscription'),
+      notifications: { ...NOTIFICATIONS_TEST_SETTINGS, ...file('notifications') },
+      // The agent alone, on no ledger and no service: its own routes are what is fuzzed.
+      agent: {
+        ...file('agent'),
+        LEDGER_MNEMONIC: DEMO_MNEMONIC,
+        CONTRACT_RPC_URL: 'http://127.0.0.1:1/rpc',
+        SERVICE_BASE_URL: undefined,
+        NODE_EXTRA_CA_CERTS: undefined,
+        WATCHED_POOLS: undefined,
+        UNWIND_RECEIVER: undefined,
+        BLEND_POOL_FACTORY: undefined,
+      },
+      gateway: {
+        PUBLIC_RATE_LIMIT: '10000000',
+        PUBLIC_BURST: '10000000',
+        KEY_FAILURE_BURST: '10000000',
+        KEY_FAILURE_RATE_LIMIT: '10000000',
+      },
+    },
+  });
+  for (const app of ['subscription', 'txb', 'notifications', 'agent', 'gateway'] as const)
+    apps.set(app, stack.app(app));
   if (process.env['RP_FUZZ_LOG']) appendFileSync(process.env['RP_FUZZ_LOG'], 'started\n');
-  const url = new URL(redisUrl);
-  redis = createRedisConnection({ url: redisUrl, host: url.hostname, port: Number(url.port), db: REDIS_DB }, 'e2e');
+  const url = new URL(stack.redisUrl);
+  redis = createRedisConnection(
+    { url: stack.redisUrl, host: url.hostname, port: Number(url.port), db: REDIS_DB },
+    'e2e',
+  );
 }, 180_000);
 
 afterAll(async () => {
   if (redis) await closeRedisConnection(redis);
-  await Promise.all([...apps.values()].map((app) => app.stop()));
-  await sandbox?.close();
+  await stack?.close();
   if (directory) rmSync(directory, { recursive: true, force: true });
 });
 
@@ -196,7 +185,7 @@ describe.each(['subscription', 'txb', 'notifications', 'agent', 'gateway'] as co
     expect(apps.get(app)!.running).toBe(true);
     expect((await fetch(`${apps.get(app)!.url}/health`)).status).toBe(200);
     expect(await storedState()).toEqual(before);
-    expect(sandbox.channels.log.size).toBe(0);
+    expect(stack.sandbox.channels.log.size).toBe(0);
     // The generator reaches past the first refusal: many distinct 4xx answers, and some requests routed as written.
     const fourHundreds = [...statuses.keys()].filter((status) => typeof status === 'number' && status >= 400);
     expect(fourHundreds.length).toBeGreaterThanOrEqual(app === 'agent' ? 3 : 5);

@@ -3,20 +3,22 @@
  * gets 404), secrets are masked, the inbound webhook reaches the sandbox's Telegram, Discord/Slack and SMTP
  * stand-ins, the test message works on each channel, and failed deliveries land in the DLQ and are re-driven.
  */
+import { startStack } from '@rp/dev';
 import {
   BOT_TOKEN,
   NOTIFICATIONS,
-  type NotificationsStack,
+  type NotificationsCalls,
+  notificationsCalls,
+  notificationsStack,
   alertFor,
-  startNotificationsStack,
-} from './support/notifications-stack';
+} from './support/notification-channels';
 
 describe('notifications through the gateway', () => {
-  let s: NotificationsStack;
+  let s: NotificationsCalls;
   beforeAll(async () => {
-    s = await startNotificationsStack();
+    s = notificationsCalls(await startStack(notificationsStack()));
   }, 180_000);
-  afterAll(() => s?.close());
+  afterAll(() => s?.stack.close());
 
   async function registerAll(key: string, wallet: string, chatId: string, hook: string, email: string) {
     await s.register(key, 'messenger', { walletAddress: wallet, messengerChatId: chatId, minRiskLevel: 'warn' });
@@ -57,7 +59,7 @@ describe('notifications through the gateway', () => {
     const after = await s.call('GET', `${NOTIFICATIONS}?walletAddress=${wallet}`, { key });
     expect(after.body.enabledChannels).toEqual(['messenger', 'channelhook']);
     // Nothing of the secrets reached the logs.
-    const logs = s.notifications.lines.join('\n');
+    const logs = s.stack.app('notifications').lines.join('\n');
     expect(logs).not.toContain(token);
     expect(logs).not.toContain(hook);
   });
@@ -114,7 +116,7 @@ describe('notifications through the gateway', () => {
     const hook = s.hookUrl();
     const hookPath = new URL(hook).pathname.replace(/^\/hooks\//, '');
     await s.register(key, 'channelhook', { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' });
-    s.sandbox.channels.webhooks.removeHook(hookPath, 410);
+    s.stack.sandbox.channels.webhooks.removeHook(hookPath, 410);
     const alert = alertFor(wallet);
     expect((await s.webhook({ source: 'e2e', alert })).body.queued).toEqual(['channelhook']);
     let entry: { id: string; lastError: string; destination: string; attempts: number } | undefined;
@@ -130,7 +132,7 @@ describe('notifications through the gateway', () => {
       (await s.call('GET', `${NOTIFICATIONS}/dlq`, { headers: { 'x-admin-key': 'not-the-admin-key-000' } })).status,
     ).toBe(403);
 
-    s.sandbox.channels.webhooks.restoreHook(hookPath);
+    s.stack.sandbox.channels.webhooks.restoreHook(hookPath);
     const redriven = await s.admin('POST', `/dlq/${entry!.id}/redrive`);
     expect(redriven).toMatchObject({ status: 202, body: { redriven: [entry!.id] } });
     const [delivered] = await s.waitForMessages({ channel: 'webhook', destination: hookPath, outcome: 'delivered' }, 1);

@@ -16,14 +16,15 @@ import {
   parseRiskLevel,
 } from '@rp/contracts';
 import { Keypair } from '@stellar/stellar-sdk';
-import { ADMIN_KEY } from './support/paid-stack';
+import { STACK_ADMIN_KEY as ADMIN_KEY, startStack } from '@rp/dev';
 import {
   NOTIFICATIONS,
-  type NotificationsStack,
+  type NotificationsCalls,
+  notificationsCalls,
+  notificationsStack,
   WEBHOOK_SECRET,
   alertFor,
-  startNotificationsStack,
-} from './support/notifications-stack';
+} from './support/notification-channels';
 import { type Random, generator } from './support/seeded-random';
 
 const PER_ROUTE = 1000;
@@ -114,16 +115,16 @@ function broken(random: Random, valid: Record<string, unknown>, required: string
 }
 
 describe('malformed requests to notifications', () => {
-  let s: NotificationsStack;
+  let s: NotificationsCalls;
   let key: string;
   const wallets = Array.from({ length: 20 }, () => Keypair.random().publicKey());
   const failures: string[] = [];
 
   beforeAll(async () => {
-    s = await startNotificationsStack();
+    s = notificationsCalls(await startStack(notificationsStack()));
     key = await s.apiKey();
   }, 180_000);
-  afterAll(() => s?.close());
+  afterAll(() => s?.stack.close());
 
   async function run(
     route: string,
@@ -345,6 +346,6 @@ describe('malformed requests to notifications', () => {
     }
     const dlq = await s.admin('GET', '/dlq');
     expect(dlq.body.total).toBe(0);
-    expect(s.sandbox.channels.log.size).toBe(0);
+    expect(s.stack.sandbox.channels.log.size).toBe(0);
   });
 });

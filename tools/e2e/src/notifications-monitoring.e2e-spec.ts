@@ -2,13 +2,16 @@
  * The monitor end to end, through the gateway with an API key, on real processes: a wallet registers messenger,
  * channelhook and email; the sandbox oracle's XLM price drops step by step; after each change the three stand-ins
  * receive one alert naming the level and the health factor, nothing more inside the cooldown at the same level, the
- * escalation at once; `/risk` shows the health factor the sandbox page shows. How fast an alert follows a price change
- * is measured in tools/bench (`notifications-monitor`), not here.
+ * escalation at once; `/risk` shows the health factor the sandbox page shows, and moving the oracle to the
+ * liquidation price `/risk` reports gives a health factor of 1.0. How fast an alert follows a price change is
+ * measured in tools/bench (`notifications-monitor`), not here.
  */
+import { type Stack, startStack } from '@rp/dev';
 import { fixedToNumber } from '@rp/ledger';
 import { UNIT } from '@rp/sandbox';
 import { type MetricSample, metricsUntil, reading, scrape, total } from './support/app-metrics';
-import { type MonitoringStack, startMonitoringStack } from './support/monitoring-stack';
+import { notificationsCalls } from './support/notification-channels';
+import { privateRedis } from './support/private-redis';
 
 /** A ledger every two seconds; the monitor starts a round for each new one. */
 const LEDGER_MS = 2000;
@@ -17,6 +20,7 @@ const ROUND_TIMEOUT_MS = 30_000;
 /** The longest from one round to the next: a ledger close, then a round that runs to its timeout. */
 const ROUND_BOUND_MS = LEDGER_MS + ROUND_TIMEOUT_MS;
 const NOTIFICATIONS = '/rms/notifications';
+const MONITOR_BOT_TOKEN = `556000:${'M'.repeat(35)}`;
 
 /** What the notifications process's own metrics say about the monitor and the delivery queue. */
 interface MonitorProgress {
@@ -46,12 +50,30 @@ function monitorProgress(samples: MetricSample[]): MonitorProgress {
 }
 
 describe('risk monitoring through the gateway', () => {
-  let s: MonitoringStack;
+  let s: Stack;
+  let redis: Awaited<ReturnType<typeof privateRedis>>;
 
   beforeAll(async () => {
-    s = await startMonitoringStack(LEDGER_MS);
+    // A Redis of its own: rate limits, queues and cooldowns of suites running beside it do not meet it.
+    redis = await privateRedis();
+    s = await startStack({
+      apps: ['subscription', 'notifications', 'gateway'],
+      roles: { notifications: ['all'] },
+      ledgerIntervalMs: LEDGER_MS,
+      redisUrl: redis.url,
+      env: {
+        notifications: {
+          RMS_LEDGER_POLL_MS: '100',
+          MESSENGER_BOT_TOKEN: MONITOR_BOT_TOKEN,
+          EMAIL_FROM: 'alerts@example.com',
+        },
+      },
+    });
   }, 180_000);
-  afterAll(() => s?.close());
+  afterAll(async () => {
+    await s?.close();
+    await redis?.kill();
+  });
 
   const nextLedgerClose = () => new Promise<void>((resolve) => s.sandbox.ledger.once('close', () => resolve()));
 
@@ -83,34 +105,35 @@ describe('risk monitoring through the gateway', () => {
    */
   function twoRoundsAfter(since: MonitorProgress): Promise<MonitorProgress> {
     const rounds = (now: MonitorProgress) => now.rounds >= since.rounds + 2;
-    return metricsUntil(s.notifications, monitorProgress, rounds, 'two more monitor rounds', 2 * ROUND_BOUND_MS);
+    return metricsUntil(s.app('notifications'), monitorProgress, rounds, 'two more monitor rounds', 2 * ROUND_BOUND_MS);
   }
 
   /** Waits until no delivery job is waiting, delayed or running: anything the intake queued has been sent. */
   function queueDrained(): Promise<MonitorProgress> {
     const empty = (now: MonitorProgress) => now.queueDepth === 0;
-    return metricsUntil(s.notifications, monitorProgress, empty, 'an empty delivery queue', 60_000);
+    return metricsUntil(s.app('notifications'), monitorProgress, empty, 'an empty delivery queue', 60_000);
   }
 
-  const progress = async () => monitorProgress(await scrape(s.notifications));
+  const progress = async () => monitorProgress(await scrape(s.app('notifications')));
 
   it('alerts the three channels at each new level, honours the cooldown, escalates at once', async () => {
-    const key = await s.apiKey();
+    const { apiKey: key } = await s.api.partnerKey();
     // 10 000 XLM at $0.30 x 0.75 against 1 500 USDC / 0.95: health factor 1.425 (medium).
-    const wallet = s.borrower(10_000n * UNIT, 1_500n * UNIT);
+    const wallet = s.borrower({ xlm: 10_000n * UNIT, usdc: 1_500n * UNIT }).address;
     const chatId = String(80_000_000 + Math.floor(Math.random() * 1_000_000));
-    const hook = s.hook();
+    const hookUrl = notificationsCalls(s).hookUrl();
+    const hook = { url: hookUrl, path: new URL(hookUrl).pathname.replace(/^\/hooks\//, '') };
     const email = `risk-${chatId}@example.com`;
     const registrations = [
-      await s.call('POST', `${NOTIFICATIONS}/messenger`, {
+      await s.api.call('POST', `${NOTIFICATIONS}/messenger`, {
         key,
         body: { walletAddress: wallet, messengerChatId: chatId, minRiskLevel: 'alert' },
       }),
-      await s.call('POST', `${NOTIFICATIONS}/channelhook`, {
+      await s.api.call('POST', `${NOTIFICATIONS}/channelhook`, {
         key,
         body: { walletAddress: wallet, channelWebhook: hook.url, minRiskLevel: 'high' },
       }),
-      await s.call('POST', `${NOTIFICATIONS}/email`, {
+      await s.api.call('POST', `${NOTIFICATIONS}/email`, {
         key,
         body: { walletAddress: wallet, email, minRiskLevel: 'high' },
       }),
@@ -178,7 +201,7 @@ describe('risk monitoring through the gateway', () => {
     let risk: number | undefined;
     let page: number | null = null;
     for (let attempt = 0; attempt < 3 && (risk === undefined || risk !== page); attempt += 1) {
-      const answer = await s.call('GET', `/rms/risk/${wallet}`, { key });
+      const answer = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
       expect(answer.status).toBe(200);
       expect(answer.body.positions).toHaveLength(1);
       expect(answer.body.positions[0]).toMatchObject({ riskLevel: 'critical', recommendedAction: 'LIQUIDATE' });
@@ -187,4 +210,48 @@ describe('risk monitoring through the gateway', () => {
     }
     expect(risk).toBe(page);
   }, 600_000);
+
+  it('moving the oracle to the liquidation price /risk reports brings the health factor to 1.0', async () => {
+    const { apiKey: key } = await s.api.partnerKey();
+    await priceXlm(3_000_000n);
+    // 10 000 XLM at $0.30 x 0.75 against 2 000 USDC / 0.95: health factor 1.06875, liquidated near XLM $0.2807.
+    const wallet = s.borrower({ xlm: 10_000n * UNIT, usdc: 2_000n * UNIT }).address;
+    const before = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(before.status).toBe(200);
+    const price = before.body.positions[0].liquidationPrices[s.scenario.xlm] as string;
+    expect(Number(price)).toBeCloseTo(0.2807, 3);
+    // The string has exactly the oracle's decimals: without its point it is the oracle's integer price.
+    await priceXlm(BigInt(price.replace('.', '')));
+    const after = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(after.status).toBe(200);
+    expect(Math.abs(after.body.positions[0].healthFactor - 1)).toBeLessThanOrEqual(0.001);
+  }, 120_000);
+
+  it("the account's risk configuration sets the levels /risk answers, and no other account sees it", async () => {
+    const { apiKey: key } = await s.api.partnerKey();
+    const { apiKey: other } = await s.api.partnerKey();
+    await priceXlm(3_000_000n);
+    // 10 000 XLM at $0.30 x 0.75 against 1 500 USDC / 0.95: health factor 1.425, medium by the defaults.
+    const wallet = s.borrower({ xlm: 10_000n * UNIT, usdc: 1_500n * UNIT }).address;
+    const before = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(before.body.levels).toEqual({ medium: 1.5, high: 1.25, critical: 1.1 });
+    expect(before.body.positions[0].riskLevel).toBe('medium');
+
+    const put = await s.api.call('PUT', `/rms/config/${wallet}`, {
+      key,
+      body: { levels: { medium: 1.8, high: 1.6, critical: 1.45 } },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ levels: { medium: 1.8, high: 1.6, critical: 1.45 }, depegBps: 200 });
+    const after = await s.api.call('GET', `/rms/risk/${wallet}`, { key });
+    expect(after.body.levels).toEqual({ medium: 1.8, high: 1.6, critical: 1.45 });
+    expect(after.body.positions[0]).toMatchObject({ riskLevel: 'critical', recommendedAction: 'LIQUIDATE' });
+
+    // Another account: 404 on the configuration, the defaults on /risk.
+    expect((await s.api.call('GET', `/rms/config/${wallet}`, { key: other })).status).toBe(404);
+    expect((await s.api.call('GET', `/rms/risk/${wallet}`, { key: other })).body.positions[0].riskLevel).toBe('medium');
+    const bad = await s.api.call('PUT', `/rms/config/${wallet}`, { key, body: { levels: { critical: 0.9 } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([expect.objectContaining({ field: 'levels.critical' })]);
+  }, 120_000);
 });

@@ -6,8 +6,14 @@
  */
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startStack } from '@rp/dev';
 import { reading, scrape } from './support/app-metrics';
-import { type NotificationsStack, alertFor, startNotificationsStack } from './support/notifications-stack';
+import {
+  type NotificationsCalls,
+  notificationsCalls,
+  notificationsStack,
+  alertFor,
+} from './support/notification-channels';
 import { type PersistentRedis, persistentRedis } from './support/persistent-redis';
 
 interface Destinations {
@@ -19,7 +25,7 @@ interface Destinations {
 
 let chats = 80_000_000;
 
-async function registerWallets(s: NotificationsStack, count: number): Promise<Destinations[]> {
+async function registerWallets(s: NotificationsCalls, count: number): Promise<Destinations[]> {
   const key = await s.apiKey();
   const all: Destinations[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -45,7 +51,7 @@ async function registerWallets(s: NotificationsStack, count: number): Promise<De
 }
 
 /** Posts the alert until the service has taken it (202, or `duplicate` after a lost answer). */
-async function submit(s: NotificationsStack, alert: object): Promise<void> {
+async function submit(s: NotificationsCalls, alert: object): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
     try {
       const answer = await s.webhook({ source: 'e2e', alert, routing: { priority: 'urgent' } });
@@ -62,7 +68,7 @@ async function submit(s: NotificationsStack, alert: object): Promise<void> {
  * Per destination, how many messages each alert id produced there: alerts missing, extra copies, and the most extra
  * copies one destination received.
  */
-function tally(s: NotificationsStack, destinations: Destinations[], alertIds: string[]) {
+function tally(s: NotificationsCalls, destinations: Destinations[], alertIds: string[]) {
   let missing = 0;
   let duplicates = 0;
   let worstDestination = 0;
@@ -87,7 +93,7 @@ function tally(s: NotificationsStack, destinations: Destinations[], alertIds: st
 }
 
 async function allDelivered(
-  s: NotificationsStack,
+  s: NotificationsCalls,
   destinations: Destinations[],
   alertIds: string[],
   timeoutMs: number,
@@ -155,16 +161,16 @@ async function until(condition: () => boolean, what: string, timeoutMs: number):
 }
 
 describe('a delivery worker killed in the middle of deliveries', () => {
-  let s: NotificationsStack;
+  let s: NotificationsCalls;
   let held: Awaited<ReturnType<typeof heldReceiver>>;
   const heldIds = [0, 1, 2].map((round) => `kill-held-${round}`);
   beforeAll(async () => {
     held = await heldReceiver(() => heldIds);
     // One worker until the kill: whatever delivery is under way then is that worker's.
-    s = await startNotificationsStack({ workers: 1, webhookHosts: [held.host] });
+    s = notificationsCalls(await startStack(notificationsStack({ workers: 1, webhookHosts: [held.host] })));
   }, 180_000);
   afterAll(async () => {
-    await s?.close();
+    await s?.stack.close();
     await held?.close();
   });
 
@@ -176,7 +182,7 @@ describe('a delivery worker killed in the middle of deliveries', () => {
     const alertIds: string[] = [];
     // Three alerts per wallet: each destination's lane paces them about a second apart, so deliveries are in
     // flight for a few seconds; the held receiver's lane cannot move at all until it is released.
-    const before = s.sandbox.channels.log.lastId;
+    const before = s.stack.sandbox.channels.log.lastId;
     // The held lane's alerts one after another, so that the order they are taken in is known.
     for (const alertId of heldIds) await submit(s, alertFor(heldWallet, { alertId }));
     const submissions: Promise<void>[] = [];
@@ -196,12 +202,16 @@ describe('a delivery worker killed in the middle of deliveries', () => {
       120_000,
     );
     const killedAfter = s.messages({ since: before }).length;
-    await s.workers[0].kill();
-    await s.startWorker();
+    await s.stack.processes('notifications')[1].kill();
+    await s.stack.start('notifications', { role: 'worker' });
     held.release();
     // Stalled-job recovery retakes the dead worker's jobs once their 10 s lock runs out.
     const { missing, duplicates, worstDestination } = await allDelivered(s, destinations, alertIds, 120_000);
-    await until(() => heldIds.every((id) => held.requests.some((r) => r.alertId === id && r.answered)), 'the held lane', 120_000);
+    await until(
+      () => heldIds.every((id) => held.requests.some((r) => r.alertId === id && r.answered)),
+      'the held lane',
+      120_000,
+    );
     const expected = alertIds.length * 3;
     console.log(
       `worker SIGKILL after ${killedAfter}/${expected} deliveries: missing ${missing}, duplicates ${duplicates}`,
@@ -219,13 +229,13 @@ describe('a delivery worker killed in the middle of deliveries', () => {
 
 describe('Redis restarted during a burst', () => {
   let redis: PersistentRedis;
-  let s: NotificationsStack;
+  let s: NotificationsCalls;
   beforeAll(async () => {
     redis = await persistentRedis();
-    s = await startNotificationsStack({ workers: 1, redisUrl: redis.url });
+    s = notificationsCalls(await startStack(notificationsStack({ workers: 1, redisUrl: redis.url })));
   }, 180_000);
   afterAll(async () => {
-    await s?.close();
+    await s?.stack.close();
     await redis?.close();
   });
 
@@ -263,7 +273,7 @@ describe('Redis restarted during a burst', () => {
 });
 
 describe('a delivery worker stopped with SIGTERM', () => {
-  let s: NotificationsStack;
+  let s: NotificationsCalls;
   let slow: Server;
   const requests: { startedAt: number; answeredAt?: number }[] = [];
   beforeAll(async () => {
@@ -279,10 +289,12 @@ describe('a delivery worker stopped with SIGTERM', () => {
     });
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     const port = (slow.address() as AddressInfo).port;
-    s = await startNotificationsStack({ workers: 1, env: { NOTIFICATIONS_WEBHOOK_HOSTS: `127.0.0.1:${port}` } });
+    s = notificationsCalls(
+      await startStack(notificationsStack({ workers: 1, env: { NOTIFICATIONS_WEBHOOK_HOSTS: `127.0.0.1:${port}` } })),
+    );
   }, 180_000);
   afterAll(async () => {
-    await s?.close();
+    await s?.stack.close();
     await new Promise((resolve) => slow?.close(resolve));
   });
 
@@ -295,14 +307,14 @@ describe('a delivery worker stopped with SIGTERM', () => {
     expect((await s.webhook({ source: 'e2e', alert: alertFor(wallet) })).body.queued).toEqual(['channelhook']);
     for (let i = 0; i < 200 && requests.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(requests).toHaveLength(1);
-    const exitCode = await s.workers[0].stop();
+    const exitCode = await s.stack.processes('notifications')[1].stop();
     const exitedAt = Date.now();
     expect(exitCode).toBe(0);
     expect(requests[0].answeredAt).toBeDefined();
     expect(requests[0].answeredAt!).toBeLessThanOrEqual(exitedAt);
     // Not sent again: no job is left waiting, delayed or running (a job its worker died with stays 'active' until
     // its lock runs out, then is retaken), and none failed into the DLQ. The API process's metrics read the queue.
-    expect(reading(await scrape(s.notifications), 'notifications_queue_depth')).toBe(0);
+    expect(reading(await scrape(s.stack.app('notifications')), 'notifications_queue_depth')).toBe(0);
     expect(requests).toHaveLength(1);
     expect((await s.admin('GET', '/dlq')).body.total).toBe(0);
   }, 120_000);

@@ -3,14 +3,14 @@
  * payment builder, the server-assisted prepare and the server's own check compute one expiration window, so a
  * payment built either way is accepted from the first request, and one signed for the 5 s pace is refused.
  */
+import { type Stack, startStack } from '@rp/dev';
 import { type ExactRequirements, createExactPayment, encodeX402Header } from '@rp/ledger';
-import { DEMO_WALLETS } from '@rp/sandbox';
 import { Transaction, hash } from '@stellar/stellar-sdk';
-import { type PaidStack, freshWallet, startPaidStack } from './support/paid-stack';
 
 const PRICE = 2_026_000n;
-const MNEMONIC = DEMO_WALLETS.healthy.mnemonic;
 const json = { 'content-type': 'application/json' };
+/** The subscription service taking payments on the sandbox, behind the gateway. */
+const PAID = { apps: ['subscription', 'gateway'], env: { gateway: { KEY_CACHE_TTL_MS: '1000' } } } as const;
 /**
  * ceil(maxTimeoutSeconds 600 / estimate): the estimate is the average close time of the last 20 ledgers rounded
  * up, 6 s or (when timer jitter makes one interval read 7 s) 7 s; never the 5 s fallback (120 ledgers).
@@ -19,12 +19,12 @@ const MOST_LEDGERS = 100;
 const FEWEST_LEDGERS = 86;
 
 describe('payments with ledgers closing every 6 s', () => {
-  let stack: PaidStack;
+  let stack: Stack;
   let requirements: ExactRequirements;
 
   beforeAll(async () => {
-    stack = await startPaidStack({ ledgerIntervalMs: 6000 });
-    const challenge = await fetch(`${stack.api}/keys/subscribe`, {
+    stack = await startStack({ ...PAID, ledgerIntervalMs: 6000 });
+    const challenge = await fetch(`${stack.api.url}/keys/subscribe`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ email: 'probe@example.com' }),
@@ -38,7 +38,7 @@ describe('payments with ledgers closing every 6 s', () => {
 
   function send(transaction: string, email: string): Promise<Response> {
     const payment = { x402Version: 2, accepted: requirements, payload: { transaction } };
-    return fetch(`${stack.api}/keys/subscribe`, {
+    return fetch(`${stack.api.url}/keys/subscribe`, {
       method: 'POST',
       headers: { ...json, 'X-PAYMENT-SIGNATURE': encodeX402Header(payment) },
       body: JSON.stringify({ email }),
@@ -54,7 +54,7 @@ describe('payments with ledgers closing every 6 s', () => {
   }
 
   it('our payment builder signs for the 6 s pace, and the payment is settled', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const before = await latest();
     const payment = await createExactPayment({ ledger: stack.ledger, payer, requirements });
     const expiration = expirationOf(payment.payload.transaction);
@@ -67,10 +67,10 @@ describe('payments with ledgers closing every 6 s', () => {
   }, 60_000);
 
   it('prepare hands out the same window, and the completed payment is settled', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const before = await latest();
     const prepared = (await (
-      await fetch(`${stack.api}/keys/subscribe/prepare`, {
+      await fetch(`${stack.api.url}/keys/subscribe/prepare`, {
         method: 'POST',
         headers: json,
         body: JSON.stringify({ walletAddress: payer.address }),
@@ -79,7 +79,7 @@ describe('payments with ledgers closing every 6 s', () => {
     expect(prepared.maxLedger - before).toBeGreaterThanOrEqual(FEWEST_LEDGERS);
     expect(prepared.maxLedger - (await latest())).toBeLessThanOrEqual(MOST_LEDGERS);
 
-    const completed = await fetch(`${stack.api}/keys/subscribe/complete`, {
+    const completed = await fetch(`${stack.api.url}/keys/subscribe/complete`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({
@@ -98,7 +98,7 @@ describe('payments with ledgers closing every 6 s', () => {
   }, 60_000);
 
   it('refuses an authorization signed for the 5 s pace (120 ledgers) as living too long, before any settlement', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const expirationLedger = (await latest()) + 120;
     const payment = await createExactPayment({ ledger: stack.ledger, payer, requirements, expirationLedger });
     const answer = await send(payment.payload.transaction, 'five-seconds@example.com');

@@ -2,25 +2,26 @@
  * Buying an API key through the gateway, on the sandbox ledger: the direct flow with a SEP-5 wallet, the same
  * purchase by the official x402 client stack, and the server-assisted flow. Real processes, real XDR.
  */
+import { type Stack, startStack } from '@rp/dev';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { ExactStellarScheme as ExactStellarClient } from '@x402/stellar/exact/client';
 import { type PaymentRequired, createExactPayment, encodeX402Header } from '@rp/ledger';
-import { DEMO_WALLETS } from '@rp/sandbox';
 import { Keypair, hash } from '@stellar/stellar-sdk';
-import { type PaidStack, freshWallet, startPaidStack } from './support/paid-stack';
 
 const PRICE = 2_026_000n;
 const json = { 'content-type': 'application/json' };
+/** The subscription service taking payments on the sandbox, behind the gateway. */
+const PAID = { apps: ['subscription', 'gateway'], env: { gateway: { KEY_CACHE_TTL_MS: '1000' } } } as const;
 
 describe('buying an API key through the gateway', () => {
-  let stack: PaidStack;
+  let stack: Stack;
   beforeAll(async () => {
-    stack = await startPaidStack();
+    stack = await startStack(PAID);
   }, 120_000);
   afterAll(() => stack?.close());
 
   const subscribe = (body: object, headers: Record<string, string> = {}) =>
-    fetch(`${stack.api}/keys/subscribe`, {
+    fetch(`${stack.api.url}/keys/subscribe`, {
       method: 'POST',
       headers: { ...json, ...headers },
       body: JSON.stringify(body),
@@ -63,7 +64,7 @@ describe('buying an API key through the gateway', () => {
   });
 
   it("publishes the subscription routes in the gateway's merged OpenAPI document", async () => {
-    const document = (await (await fetch(`${stack.gateway.url}/api/docs/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${stack.app('gateway').url}/api/docs/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { summary?: string }>>;
     };
     for (const path of [
@@ -84,7 +85,7 @@ describe('buying an API key through the gateway', () => {
       '/internal/accounts/owners',
       '/api/v1/internal/accounts/owners',
     ]) {
-      const answer = await fetch(`${stack.gateway.url}${path}`, {
+      const answer = await fetch(`${stack.app('gateway').url}${path}`, {
         method: 'POST',
         headers: json,
         body: JSON.stringify({ apiKey: 'rp_test_' + 'a'.repeat(32) }),
@@ -94,7 +95,7 @@ describe('buying an API key through the gateway', () => {
   });
 
   it('direct flow: a SEP-5 wallet pays, gets a key that opens a protected route; status shows the payment', async () => {
-    const payer = freshWallet(stack, 5n * PRICE, DEMO_WALLETS.healthy.mnemonic);
+    const payer = stack.wallet({ usdc: 5n * PRICE }).wallet;
     const { header } = await challenge();
     const before = {
       payer: stack.usdc(payer.address),
@@ -133,7 +134,7 @@ describe('buying an API key through the gateway', () => {
     const sponsorAfter = stack.sandbox.ledger.account(stack.scenario.sponsor.address)?.balance ?? 0n;
     expect(before.sponsorXlm - sponsorAfter).toBe(fee);
 
-    const me = await fetch(`${stack.api}/keys/me`, { headers: { Authorization: `Bearer ${grant['apiKey']}` } });
+    const me = await fetch(`${stack.api.url}/keys/me`, { headers: { Authorization: `Bearer ${grant['apiKey']}` } });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({
       tier: 'standard',
@@ -143,7 +144,7 @@ describe('buying an API key through the gateway', () => {
       account: `wallet:${payer.address}`,
     });
 
-    const status = await fetch(`${stack.api}/keys/subscribe/status?email=direct%40example.com`);
+    const status = await fetch(`${stack.api.url}/keys/subscribe/status?email=direct%40example.com`);
     expect(status.status).toBe(200);
     const body = (await status.json()) as { lastPayment: { txHash: string } };
     expect(body).toMatchObject({
@@ -158,7 +159,7 @@ describe('buying an API key through the gateway', () => {
   }, 60_000);
 
   it('the official x402 client stack buys a key driven only by the PAYMENT-REQUIRED header', async () => {
-    const payer = freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const receiverBefore = stack.usdc(stack.scenario.paymentReceiver);
     const signer = { address: payer.address, signAuthEntry: payer.signAuthEntry };
     const client = new x402HTTPClient(
@@ -178,8 +179,8 @@ describe('buying an API key through the gateway', () => {
   }, 60_000);
 
   it('server-assisted flow: prepare, sign the preimages with the wallet key, complete, grant with payTo', async () => {
-    const payer = freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic);
-    const prepared = await fetch(`${stack.api}/keys/subscribe/prepare`, {
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
+    const prepared = await fetch(`${stack.api.url}/keys/subscribe/prepare`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ walletAddress: payer.address }),
@@ -207,7 +208,7 @@ describe('buying an API key through the gateway', () => {
       projectName: 'Wallet without x402',
     };
     const complete = (body: object) =>
-      fetch(`${stack.api}/keys/subscribe/complete`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+      fetch(`${stack.api.url}/keys/subscribe/complete`, { method: 'POST', headers: json, body: JSON.stringify(body) });
     const completed = await complete(completion);
     const grant = (await completed.json()) as Record<string, unknown>;
     expect(completed.status).toBe(200);
@@ -227,7 +228,7 @@ describe('buying an API key through the gateway', () => {
 
   it('settles 20 purchases sent at once: every buyer gets a key, the receiver gets 20 prices', async () => {
     const { header } = await challenge();
-    const payers = Array.from({ length: 20 }, () => freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic));
+    const payers = Array.from({ length: 20 }, () => stack.wallet({ usdc: PRICE }).wallet);
     const payments: string[] = [];
     for (const payer of payers) {
       payments.push(
@@ -251,9 +252,9 @@ describe('buying an API key through the gateway', () => {
   }, 120_000);
 
   it('refuses a prepared payment signed by another key before touching the ledger', async () => {
-    const payer = freshWallet(stack, PRICE, DEMO_WALLETS.healthy.mnemonic);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const prepared = (await (
-      await fetch(`${stack.api}/keys/subscribe/prepare`, {
+      await fetch(`${stack.api.url}/keys/subscribe/prepare`, {
         method: 'POST',
         headers: json,
         body: JSON.stringify({ walletAddress: payer.address }),
@@ -262,7 +263,7 @@ describe('buying an API key through the gateway', () => {
     const stranger = Keypair.random();
     // Every RPC call from now on would fail: a 402 (not a 502) and an untouched fault prove none was made.
     const trap = stack.sandbox.faults.add({ kind: 'rpc-error', count: 1000 });
-    const answer = await fetch(`${stack.api}/keys/subscribe/complete`, {
+    const answer = await fetch(`${stack.api.url}/keys/subscribe/complete`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({

@@ -11,23 +11,24 @@ import {
 } from '@rp/ledger';
 import { DEMO_ACCOUNTS, DEMO_WALLETS } from '@rp/sandbox';
 import { Keypair } from '@stellar/stellar-sdk';
-import { AppProcess } from '@rp/dev';
-import { type PaidStack, freshWallet, startPaidStack } from './support/paid-stack';
+import { AppProcess, type Stack, startStack } from '@rp/dev';
 import { startApp } from './support/running-apps';
 
 const PRICE = 2_026_000n;
 const MNEMONIC = DEMO_WALLETS.healthy.mnemonic;
 const HEALTHY_ADDRESS = LedgerWallet.fromMnemonic(MNEMONIC).address;
 const json = { 'content-type': 'application/json' };
+/** The subscription service taking payments on the sandbox, behind the gateway. */
+const PAID = { apps: ['subscription', 'gateway'], env: { gateway: { KEY_CACHE_TTL_MS: '1000' } } } as const;
 
 describe('refused purchases', () => {
-  let stack: PaidStack;
+  let stack: Stack;
   let requirements: ExactRequirements;
   let emails = 0;
 
   beforeAll(async () => {
-    stack = await startPaidStack();
-    const challenge = await fetch(`${stack.api}/keys/subscribe`, {
+    stack = await startStack(PAID);
+    const challenge = await fetch(`${stack.api.url}/keys/subscribe`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ email: 'probe@example.com' }),
@@ -40,7 +41,7 @@ describe('refused purchases', () => {
   const nextEmail = () => `refused-${++emails}@example.com`;
 
   function send(payment: PaymentPayload | string, email: string, header = 'X-PAYMENT-SIGNATURE') {
-    return fetch(`${stack.api}/keys/subscribe`, {
+    return fetch(`${stack.api.url}/keys/subscribe`, {
       method: 'POST',
       headers: { ...json, [header]: typeof payment === 'string' ? payment : encodeX402Header(payment) },
       body: JSON.stringify({ email }),
@@ -56,7 +57,7 @@ describe('refused purchases', () => {
   }
 
   async function expectNothingHappened(email: string, payer: string, before: ReturnType<typeof balances>) {
-    const status = await fetch(`${stack.api}/keys/subscribe/status?email=${encodeURIComponent(email)}`);
+    const status = await fetch(`${stack.api.url}/keys/subscribe/status?email=${encodeURIComponent(email)}`);
     expect(status.status).toBe(404);
     expect(await status.json()).toMatchObject({ code: 'SUBSCRIPTION_NOT_FOUND' });
     expect(balances(payer)).toEqual(before);
@@ -73,7 +74,7 @@ describe('refused purchases', () => {
     while ((await stack.ledger.getLatestLedger()).sequence <= after) await new Promise((r) => setTimeout(r, 100));
   }
 
-  const cases: [string, string, (payer: ReturnType<typeof freshWallet>) => Promise<PaymentPayload>][] = [
+  const cases: [string, string, (payer: LedgerWallet) => Promise<PaymentPayload>][] = [
     [
       'a wrong amount',
       'PAYMENT_WRONG_AMOUNT',
@@ -136,7 +137,7 @@ describe('refused purchases', () => {
   it.each(cases)(
     'refuses %s with 402 %s; nothing is recorded or moved',
     async (_name, code, build) => {
-      const payer = freshWallet(stack, PRICE, MNEMONIC);
+      const payer = stack.wallet({ usdc: PRICE }).wallet;
       const payment = await build(payer);
       const before = balances(payer.address);
       const email = nextEmail();
@@ -161,7 +162,7 @@ describe('refused purchases', () => {
   }, 30_000);
 
   it('settles a payment once: a replay is 409, a second payment the wallet can no longer fund fails simulation', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const first = await createExactPayment({ ledger: stack.ledger, payer, requirements });
     const second = await createExactPayment({ ledger: stack.ledger, payer, requirements });
     expect((await send(first, 'paid-once@example.com')).status).toBe(200);
@@ -178,7 +179,7 @@ describe('refused purchases', () => {
 
   describe('bad input is a 400 naming the field', () => {
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${stack.api}/keys/subscribe${path}`, {
+      fetch(`${stack.api.url}/keys/subscribe${path}`, {
         method: 'POST',
         headers: { ...json, ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -248,7 +249,7 @@ describe('refused purchases', () => {
     });
 
     it('status without an email', async () => {
-      const answer = await fetch(`${stack.api}/keys/subscribe/status`);
+      const answer = await fetch(`${stack.api.url}/keys/subscribe/status`);
       expect(answer.status).toBe(400);
       const body = (await answer.json()) as { details: { field: string }[] };
       expect(new Set(body.details.map((detail) => detail.field))).toEqual(new Set(['email']));

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Stack, startStack } from '@rp/dev';
 import {
   type ExactRequirements,
   type PaymentPayload,
@@ -20,35 +21,40 @@ import {
 } from '@rp/ledger';
 import { DEMO_WALLETS } from '@rp/sandbox';
 import { Address, Keypair, Operation, Transaction, nativeToScVal, xdr } from '@stellar/stellar-sdk';
-import { type PaidStack, freshWallet, startPaidStack } from './support/paid-stack';
 
 const PRICE = 2_026_000n;
 const MNEMONIC = DEMO_WALLETS.healthy.mnemonic;
 const FEE_CAP = 200_000n;
 const json = { 'content-type': 'application/json' };
+/** The subscription service taking payments on the sandbox, behind the gateway. */
+const PAID = { apps: ['subscription', 'gateway'], env: { gateway: { KEY_CACHE_TTL_MS: '1000' } } } as const;
 /** The receiving address is a wallet of ours here, so a self-transfer can be signed. */
 const RECEIVER = LedgerWallet.fromMnemonic(MNEMONIC, { index: 900 });
 
 describe('settlement', () => {
-  let stack: PaidStack;
+  let stack: Stack;
   let requirements: ExactRequirements;
   let dataDir: string;
   let emails = 0;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'rp-settlement-'));
-    stack = await startPaidStack({
+    stack = await startStack({
+      ...PAID,
       ledgerIntervalMs: 0,
-      subscriptionEnv: {
-        DATABASE_URL: `sqlite://${join(dataDir, 'subscription.sqlite')}`,
-        X402_PAYMENT_ADDRESS_LEDGER: RECEIVER.address,
-        X402_MAX_SETTLEMENT_FEE_STROOPS: String(FEE_CAP),
-        SETTLEMENT_TIMEOUT_MS: '4000',
-        SETTLEMENT_RECONCILE_INTERVAL_MS: '500',
+      env: {
+        ...PAID.env,
+        subscription: {
+          DATABASE_URL: `sqlite://${join(dataDir, 'subscription.sqlite')}`,
+          X402_PAYMENT_ADDRESS_LEDGER: RECEIVER.address,
+          X402_MAX_SETTLEMENT_FEE_STROOPS: String(FEE_CAP),
+          SETTLEMENT_TIMEOUT_MS: '4000',
+          SETTLEMENT_RECONCILE_INTERVAL_MS: '500',
+        },
       },
     });
     stack.sandbox.control.setup.fund(RECEIVER.address, 100_000_000n, 'e2e receiver');
-    const challenge = await fetch(`${stack.api}/keys/subscribe`, {
+    const challenge = await fetch(`${stack.api.url}/keys/subscribe`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ email: 'probe@example.com' }),
@@ -71,7 +77,7 @@ describe('settlement', () => {
     );
 
   function send(payment: PaymentPayload | string, email: string): Promise<Response> {
-    return fetch(`${stack.api}/keys/subscribe`, {
+    return fetch(`${stack.api.url}/keys/subscribe`, {
       method: 'POST',
       headers: { ...json, 'X-PAYMENT-SIGNATURE': typeof payment === 'string' ? payment : encodeX402Header(payment) },
       body: JSON.stringify({ email }),
@@ -148,7 +154,7 @@ describe('settlement', () => {
   }
 
   it('costs the sponsor one capped fee for a payload with inflated resources that fails on the ledger, however often it comes', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const payment = inflated(await pay(payer));
     const emptying = await ownTransfer(payer, stack.scenario.paymentReceiver, PRICE);
     const before = { sponsor: sponsorXlm() + lanesXlm(), receiver: stack.usdc(RECEIVER.address) };
@@ -190,7 +196,7 @@ describe('settlement', () => {
   }, 60_000);
 
   it('grants the key when the replies to the settlement are lost, and takes the price once', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const payment = await pay(payer);
     const receiverBefore = stack.usdc(RECEIVER.address);
     stack.sandbox.faults.add({ kind: 'lose-reply', method: 'sendTransaction', count: 3 });
@@ -205,7 +211,7 @@ describe('settlement', () => {
   }, 60_000);
 
   it('answers 202 past the settlement bound; the same payment is in progress, then collects the key, then a fresh one', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const payment = await pay(payer);
     const email = nextEmail();
 
@@ -215,7 +221,7 @@ describe('settlement', () => {
     expect(settling).toEqual({ status: 'settling', txHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(Number(pending.headers.get('retry-after'))).toBeGreaterThan(0);
 
-    const status = await fetch(`${stack.api}/keys/subscribe/status?email=${encodeURIComponent(email)}`);
+    const status = await fetch(`${stack.api.url}/keys/subscribe/status?email=${encodeURIComponent(email)}`);
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({
       active: false,
@@ -255,20 +261,20 @@ describe('settlement', () => {
   }, 60_000);
 
   it('finishes a settlement its process crashed on: the status shows the payment, the same payment collects the key', async () => {
-    const payer = freshWallet(stack, PRICE, MNEMONIC);
+    const payer = stack.wallet({ usdc: PRICE }).wallet;
     const payment = await pay(payer);
     const email = nextEmail();
 
     const cut = send(payment, email).catch((error: unknown) => error);
     await queued(stack.sandbox.ledger.pendingCount + 1);
-    await stack.crashSubscription(async () => {
+    await stack.crash(stack.app('subscription'), async () => {
       expect(await cut).toMatchObject({ status: expect.any(Number) });
       stack.sandbox.ledger.closeLedger();
     });
     expect(stack.usdc(payer.address)).toBe(0n);
 
     await expectEventually(async () => {
-      const status = await fetch(`${stack.api}/keys/subscribe/status?email=${encodeURIComponent(email)}`);
+      const status = await fetch(`${stack.api.url}/keys/subscribe/status?email=${encodeURIComponent(email)}`);
       const body = (await status.json()) as { lastPayment?: { paidAt?: string }; settling?: unknown };
       return status.status === 200 && body.settling === undefined ? 'settled' : `${status.status}`;
     }, 'settled');
@@ -291,7 +297,7 @@ describe('settlement', () => {
   });
 
   function keyAnswer(apiKey: string): Promise<Response> {
-    return fetch(`${stack.api}/keys/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    return fetch(`${stack.api.url}/keys/me`, { headers: { Authorization: `Bearer ${apiKey}` } });
   }
 });
 

@@ -6,18 +6,19 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LedgerWallet } from '@rp/ledger';
+import { type Stack, type StackWallet, startStack } from '@rp/dev';
 import { UNIT } from '@rp/sandbox';
 import { Keypair, Networks, type Transaction, TransactionBuilder } from '@stellar/stellar-sdk';
-import { type TxbStack, startTxbStack } from './support/txb-stack';
+import { type TxbCalls, txbCalls } from './support/txb-calls';
 
 const TTL_SECONDS = 30;
 
 describe('the transaction builder through the gateway', () => {
-  let stack: TxbStack;
+  let stack: Stack;
+  let txb: TxbCalls;
   let key: string;
   let stranger: { server: Server; url: string; calls: number };
-  let expiring: { wallet: LedgerWallet; signed: string; expiresAt: number; id: string };
+  let expiring: { wallet: StackWallet; signed: string; expiresAt: number; id: string };
 
   beforeAll(async () => {
     const server = createServer((_req, res) => {
@@ -26,8 +27,13 @@ describe('the transaction builder through the gateway', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     stranger = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc`, calls: 0 };
-    stack = await startTxbStack({ redisDb: 9, txbEnv: { PROPOSAL_TTL_SECONDS: String(TTL_SECONDS) } });
-    key = (await stack.apiKey()).apiKey;
+    stack = await startStack({
+      apps: ['subscription', 'txb', 'gateway'],
+      redisDb: 9,
+      env: { txb: { PROPOSAL_TTL_SECONDS: String(TTL_SECONDS) } },
+    });
+    txb = txbCalls(stack);
+    key = (await stack.api.partnerKey()).apiKey;
     // A proposal left to expire; it is submitted at the end of the suite.
     const wallet = stack.borrower({ xlm: 10_000n * UNIT, usdc: 100n * UNIT, extraUsdc: 10n * UNIT });
     const built = await build({ action: 'REPAY', walletAddress: wallet.address, tokenId: stack.scenario.usdc });
@@ -46,21 +52,21 @@ describe('the transaction builder through the gateway', () => {
   });
 
   function build(body: object, apiKey = key) {
-    return stack.call(apiKey, 'POST', '/txb/build', { poolAddress: stack.scenario.pool, ...body });
+    return txb.call(apiKey, 'POST', '/txb/build', { poolAddress: stack.scenario.pool, ...body });
   }
 
   const submit = (transactionXdr: string, extra: object = {}, apiKey = key) =>
-    stack.call(apiKey, 'POST', '/txb/submit', { transactionXdr, ...extra });
+    txb.call(apiKey, 'POST', '/txb/submit', { transactionXdr, ...extra });
 
   /** Builds for the wallet, signs with its key, submits, and waits for the ledger's verdict. */
-  async function land(wallet: LedgerWallet, body: object) {
+  async function land(wallet: StackWallet, body: object) {
     const built = await build({ walletAddress: wallet.address, ...body });
     expect(built.status).toBe(200);
     const submitted = await submit(stack.sign(wallet, built.body.transaction!.transactionXdr));
     expect(submitted.status).toBe(200);
-    const proposal = await stack.proposalIn(key, wallet.address, built.body.proposal!.id, ['confirmed', 'failed']);
+    const proposal = await txb.proposalIn(key, wallet.address, built.body.proposal!.id, ['confirmed', 'failed']);
     expect({ status: proposal.status, failure: proposal.failure }).toEqual({ status: 'confirmed', failure: undefined });
-    expect((await stack.rpc.getTransaction(submitted.body.txHash!)).status).toBe('SUCCESS');
+    expect((await stack.ledger.getTransaction(submitted.body.txHash!)).status).toBe('SUCCESS');
     return built.body;
   }
 
@@ -190,7 +196,7 @@ describe('the transaction builder through the gateway', () => {
       });
       const unsigned = second.body.transaction!.transactionXdr;
       const forPubnet = TransactionBuilder.fromXDR(unsigned, Networks.PUBLIC) as Transaction;
-      wallet.signTransaction(forPubnet);
+      wallet.wallet.signTransaction(forPubnet);
       const refusals: [string, number, string][] = [
         [Buffer.from('garbage').toString('base64'), 400, 'VALIDATION_FAILED'],
         [unsigned, 400, 'TRANSACTION_UNSIGNED'],
@@ -202,24 +208,24 @@ describe('the transaction builder through the gateway', () => {
       }
       // Both proposals use the wallet's next sequence number: once the first lands, the second never can.
       expect((await submit(stack.sign(wallet, first.body.transaction!.transactionXdr))).status).toBe(200);
-      await stack.proposalIn(key, wallet.address, first.body.proposal!.id, ['confirmed']);
+      await txb.proposalIn(key, wallet.address, first.body.proposal!.id, ['confirmed']);
       const late = await submit(stack.sign(wallet, unsigned));
       expect([late.status, late.body.code, late.body.resultCode]).toEqual([422, 'SUBMISSION_FAILED', 'txBadSeq']);
     });
   });
 
   it("keeps each key's proposals to itself: another key neither lists nor submits them", async () => {
-    const other = (await stack.apiKey()).apiKey;
+    const other = (await stack.api.partnerKey()).apiKey;
     const wallet = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, extraUsdc: 10n * UNIT });
     const built = await build({ action: 'REPAY', walletAddress: wallet.address, tokenId: stack.scenario.usdc });
-    const mine = await stack.call(key, 'GET', `/txb/proposals?wallet=${wallet.address}`);
+    const mine = await txb.call(key, 'GET', `/txb/proposals?wallet=${wallet.address}`);
     expect(mine.body.proposals!.map((proposal) => proposal.id)).toContain(built.body.proposal!.id);
-    const theirs = await stack.call(other, 'GET', `/txb/proposals?wallet=${wallet.address}`);
+    const theirs = await txb.call(other, 'GET', `/txb/proposals?wallet=${wallet.address}`);
     expect([theirs.status, theirs.body.total, theirs.body.proposals]).toEqual([200, 0, []]);
     const signed = stack.sign(wallet, built.body.transaction!.transactionXdr);
     const stolen = await submit(signed, {}, other);
     expect([stolen.status, stolen.body.code]).toEqual([404, 'PROPOSAL_NOT_FOUND']);
-    expect((await stack.call(key, 'GET', `/txb/proposals?wallet=${wallet.address}`)).body.proposals![0].status).toBe(
+    expect((await txb.call(key, 'GET', `/txb/proposals?wallet=${wallet.address}`)).body.proposals![0].status).toBe(
       'pending',
     );
   });
@@ -233,7 +239,7 @@ describe('the transaction builder through the gateway', () => {
   });
 
   it('documents its four routes, from the DTOs, in the OpenAPI the gateway merges', async () => {
-    const document = (await (await fetch(`${stack.gateway.url}/api/docs/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${stack.app('gateway').url}/api/docs/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
       components: { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
     };
@@ -251,7 +257,7 @@ describe('the transaction builder through the gateway', () => {
   });
 
   it('answers /txb/status without a key', async () => {
-    const answer = await fetch(`${stack.api}/txb/status`);
+    const answer = await fetch(`${stack.api.url}/txb/status`);
     expect(answer.status).toBe(200);
     const body = (await answer.json()) as Record<string, unknown>;
     expect(body).toEqual({
@@ -268,7 +274,7 @@ describe('the transaction builder through the gateway', () => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiring.expiresAt - Date.now() + 100)));
     const answer = await submit(expiring.signed);
     expect([answer.status, answer.body.code]).toEqual([410, 'PROPOSAL_EXPIRED']);
-    const listed = await stack.call(key, 'GET', `/txb/proposals?wallet=${expiring.wallet.address}`);
+    const listed = await txb.call(key, 'GET', `/txb/proposals?wallet=${expiring.wallet.address}`);
     expect(listed.body.proposals!.find((proposal) => proposal.id === expiring.id)?.status).toBe('failed');
   }, 60_000);
 });

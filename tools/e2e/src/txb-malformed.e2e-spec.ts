@@ -4,10 +4,10 @@
  * so a failing request can be replayed; the failing request is printed with its answer.
  */
 import { randomBytes } from 'node:crypto';
+import { type Stack, startStack } from '@rp/dev';
 import { type RedisClient, closeRedisConnection, createRedisConnection } from '@rp/platform';
 import { UNIT } from '@rp/sandbox';
 import { Account, Keypair, Networks, Operation, StrKey, TransactionBuilder } from '@stellar/stellar-sdk';
-import { type TxbStack, redisDatabase, startTxbStack } from './support/txb-stack';
 import { type Random, generator } from './support/seeded-random';
 
 const PER_ROUTE = 1000;
@@ -20,7 +20,7 @@ function corrupted(strkey: string): string {
 }
 
 /** Values of every JSON type and many wrong shapes of the right type. */
-function junk(random: Random, stack: TxbStack): unknown {
+function junk(random: Random, stack: Stack): unknown {
   const values: (() => unknown)[] = [
     () => null,
     () => random.int(1_000_000) - 500_000,
@@ -53,7 +53,7 @@ function junk(random: Random, stack: TxbStack): unknown {
 }
 
 /** A build request that is wrong in at least one way. */
-function malformedBuild(random: Random, stack: TxbStack, wallet: string): unknown {
+function malformedBuild(random: Random, stack: Stack, wallet: string): unknown {
   const valid: Record<string, unknown> = {
     action: random.pick(['REPAY', 'LIQUIDATE', 'UNWIND']),
     walletAddress: wallet,
@@ -89,7 +89,7 @@ function malformedBuild(random: Random, stack: TxbStack, wallet: string): unknow
 }
 
 /** A submit request that is not the signed envelope of a live proposal of this key. */
-function malformedSubmit(random: Random, stack: TxbStack, envelopes: readonly string[]): unknown {
+function malformedSubmit(random: Random, stack: Stack, envelopes: readonly string[]): unknown {
   const kind = random.int(8);
   if (kind === 0) return junk(random, stack);
   if (kind === 1) return { transactionXdr: junk(random, stack) };
@@ -106,7 +106,7 @@ function malformedSubmit(random: Random, stack: TxbStack, envelopes: readonly st
   return { transactionXdr: random.pick(envelopes) };
 }
 
-function malformedQuery(random: Random, stack: TxbStack): string {
+function malformedQuery(random: Random, stack: Stack): string {
   const value = () => encodeURIComponent(String(junk(random, stack)));
   return random.pick([
     () => '',
@@ -121,19 +121,20 @@ function malformedQuery(random: Random, stack: TxbStack): string {
 }
 
 describe('malformed requests to the transaction builder', () => {
-  let stack: TxbStack;
+  let stack: Stack;
   let key: string;
   let keyId: string;
   let redis: RedisClient;
   const fiveHundreds: string[] = [];
 
   beforeAll(async () => {
-    stack = await startTxbStack({
+    stack = await startStack({
+      apps: ['subscription', 'txb', 'gateway'],
       redisDb: REDIS_DB,
-      gatewayEnv: { PUBLIC_RATE_LIMIT: '100000', PUBLIC_BURST: '100000' },
+      env: { gateway: { PUBLIC_RATE_LIMIT: '100000', PUBLIC_BURST: '100000' } },
     });
-    ({ apiKey: key, keyId } = await stack.apiKey());
-    const url = new URL(redisDatabase(REDIS_DB));
+    ({ apiKey: key, keyId } = await stack.api.partnerKey());
+    const url = new URL(stack.redisUrl);
     redis = createRedisConnection(
       { url: url.toString(), host: url.hostname, port: Number(url.port), db: REDIS_DB },
       'e2e',
@@ -164,7 +165,7 @@ describe('malformed requests to the transaction builder', () => {
   }
 
   async function raw(method: string, path: string, body?: string) {
-    const answer = await fetch(`${stack.api}${path}`, {
+    const answer = await fetch(`${stack.api.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body,

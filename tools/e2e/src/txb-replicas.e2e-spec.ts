@@ -4,25 +4,32 @@
  * it, the other one reports it confirmed once the ledger shows it.
  */
 import type { ProposalView } from '@rp/contracts';
-import type { AppProcess } from '@rp/dev';
+import { type AppProcess, type Stack, startStack } from '@rp/dev';
 import { UNIT } from '@rp/sandbox';
 import { startApp } from './support/running-apps';
-import { type TxbStack, startTxbStack } from './support/txb-stack';
+import { type TxbCalls, txbCalls } from './support/txb-calls';
 
 describe('two txb replicas', () => {
-  let stack: TxbStack;
+  let stack: Stack;
+  let txb: TxbCalls;
   let secondGateway: AppProcess;
   let key: string;
 
   beforeAll(async () => {
     // Ledgers close only when the test says: the transaction is still waiting when its submitter dies.
-    stack = await startTxbStack({ redisDb: 10, replicas: 2, ledgerIntervalMs: 0 });
+    stack = await startStack({
+      apps: ['subscription', 'txb', 'gateway'],
+      roles: { txb: ['replica', 'replica'] },
+      redisDb: 10,
+      ledgerIntervalMs: 0,
+    });
+    txb = txbCalls(stack);
     secondGateway = await startApp('gateway', {
-      SUBSCRIPTION_URL: stack.subscription.url,
-      TXB_URL: stack.txb[1].url,
+      SUBSCRIPTION_URL: stack.app('subscription').url,
+      TXB_URL: stack.processes('txb')[1].url,
       INTERNAL_TOKEN: stack.internalToken,
     });
-    key = (await stack.apiKey()).apiKey;
+    key = (await stack.api.partnerKey()).apiKey;
   }, 180_000);
 
   afterAll(async () => {
@@ -42,7 +49,7 @@ describe('two txb replicas', () => {
 
   it('lets the surviving replica report the confirmation of what the killed one submitted', async () => {
     const wallet = stack.borrower({ xlm: 10_000n * UNIT, usdc: 1_000n * UNIT, extraUsdc: 10n * UNIT });
-    const built = await stack.call(key, 'POST', '/txb/build', {
+    const built = await txb.call(key, 'POST', '/txb/build', {
       action: 'REPAY',
       walletAddress: wallet.address,
       poolAddress: stack.scenario.pool,
@@ -52,14 +59,14 @@ describe('two txb replicas', () => {
     const id = built.body.proposal!.id;
     expect((await listedBySecond(wallet.address)).map((proposal) => proposal.id)).toEqual([id]);
 
-    const submitted = await stack.call(key, 'POST', '/txb/submit', {
+    const submitted = await txb.call(key, 'POST', '/txb/submit', {
       transactionXdr: stack.sign(wallet, built.body.transaction!.transactionXdr),
     });
     expect(submitted.status).toBe(200);
-    const first = stack.txb[0];
+    const first = stack.processes('txb')[0];
     process.kill(-(first.pid as number), 'SIGKILL');
     await first.whenExited();
-    expect((await stack.rpc.getTransaction(submitted.body.txHash!)).status).toBe('NOT_FOUND');
+    expect((await stack.ledger.getTransaction(submitted.body.txHash!)).status).toBe('NOT_FOUND');
 
     let seen: ProposalView | undefined;
     for (let round = 0; round < 600 && seen?.status !== 'confirmed' && seen?.status !== 'failed'; round += 1) {
@@ -68,7 +75,7 @@ describe('two txb replicas', () => {
       seen = (await listedBySecond(wallet.address)).find((proposal) => proposal.id === id);
     }
     expect(seen).toMatchObject({ status: 'confirmed', txHash: submitted.body.txHash });
-    expect((await stack.rpc.getTransaction(submitted.body.txHash!)).status).toBe('SUCCESS');
+    expect((await stack.ledger.getTransaction(submitted.body.txHash!)).status).toBe('SUCCESS');
     expect((await stack.position(wallet.address)).liabilities).toBe(0);
   });
 });

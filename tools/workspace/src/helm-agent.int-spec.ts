@@ -142,6 +142,11 @@ describe('the agent chart', () => {
     ['no service outside mock mode', withSettings({ SERVICE_BASE_URL: null }), /SERVICE_BASE_URL/],
     ['a plain http:// service off loopback', withSettings({ SERVICE_BASE_URL: 'http://gateway:3000' }), /at '\/settings\/SERVICE_BASE_URL'/],
     ['a plain http:// RPC off loopback', withSettings({ CONTRACT_RPC_URL: 'http://rpc.example.com' }), /at '\/settings\/CONTRACT_RPC_URL'/],
+    [
+      'a plain http:// RPC off loopback second in a list',
+      withSettings({ CONTRACT_RPC_URL: 'https://rpc.example.com/KEY,http://rpc.example.org' }),
+      /at '\/settings\/CONTRACT_RPC_URL'/,
+    ],
     ['a negative slippage', withSettings({ SLIPPAGE: -1 }), /at '\/settings\/SLIPPAGE'/],
     ['a poll interval in text', withSettings({ POLL_INTERVAL_MS: '5s' }), /at '\/settings\/POLL_INTERVAL_MS'/],
     ['an unknown strategy', withSettings({ CLOSE_STRATEGY: 'sell' }), /at '\/settings\/CLOSE_STRATEGY'/],

@@ -2,7 +2,8 @@
  * The module-boundary lint, proven on fixtures: each snippet is linted as if it were a file at the given path,
  * with the workspace's real ESLint configuration and project graph. Besides the project boundaries: apps import no
  * ledger SDK, x402 package, database driver or Redis client (types included), only the libraries that wrap them;
- * app integration tests may use the sandbox.
+ * app integration tests may use the sandbox. Shapes that must not come back: a Lua loader or a BullMQ connection of an
+ * app's own, a notifications feature importing the module root, a Redis seam `new`-ed in a notifications service.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -143,6 +144,22 @@ describe('module boundaries', () => {
     ).toEqual([expect.stringContaining('@typescript-eslint/no-restricted-imports')]);
   });
 
+  it("keeps the agent's mock out of every mode but its own (the mode is chosen once at start)", async () => {
+    const asked = 'export class Loop {\n  private readonly mock = undefined;\n  poll(): boolean {\n    return this.mock !== undefined;\n  }\n}\n';
+    expect(await lint('apps/agent/src/loop/fixture.ts', asked)).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: .*never a mock flag/),
+    ]);
+    const held = "import { MockService } from '../mock/mock-service';\nexport const played = MockService;\n";
+    expect(await lint('apps/agent/src/close/fixture.ts', held)).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: MockService belongs to the mock mode/),
+    ]);
+    expect(await lint('apps/agent/src/mock/fixture.ts', held.replace('../mock/', './'))).toEqual([]);
+    // The app's other rules still hold in the agent.
+    expect(await lint('apps/agent/src/loop/fixture.ts', "export const load = () => import('pg');\n")).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: .*only through @rp\/\* libraries/),
+    ]);
+  });
+
   it('accepts an app importing libraries through their entry points', async () => {
     const errors = await lint(
       'apps/txb/src/fixture.ts',
@@ -158,5 +175,44 @@ describe('module boundaries', () => {
     ]);
     expect(await lint('apps/txb/src/fixture.int-spec.ts', code)).toEqual([]);
     expect(await lint('apps/txb/test/fixture.int-support.ts', code)).toEqual([]);
+  });
+
+  it('refuses a Lua loader of an app of its own (EVALSHA, a NOSCRIPT fallback): runScript in @rp/platform is the one', async () => {
+    const code =
+      "import type { RedisClient } from '@rp/platform';\nexport const run = (redis: RedisClient) => redis.evalsha('f00', 0);\n";
+    expect(await lint('apps/txb/src/fixture.ts', code)).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: .*runScript/),
+    ]);
+    expect(
+      await lint(
+        'apps/gateway/src/fixture.ts',
+        "export const missing = (e: Error) => e.message.startsWith('NOSCRIPT');\n",
+      ),
+    ).toEqual([expect.stringMatching(/^no-restricted-syntax: .*runScript/)]);
+  });
+
+  it('refuses BullMQ connection options built by an app: bullConnection in @rp/platform is the one', async () => {
+    const errors = await lint(
+      'apps/notifications/src/delivery/fixture.ts',
+      "import type { ConnectionOptions } from 'bullmq';\nexport type C = ConnectionOptions;\n",
+    );
+    expect(errors).toEqual([expect.stringMatching(/no-restricted-imports: .*bullConnection/)]);
+  });
+
+  it('keeps the notifications module root out of its feature folders', async () => {
+    const code = "import { notificationsApp } from '../notifications.app';\nexport const app = notificationsApp;\n";
+    expect(await lint('apps/notifications/src/monitor/fixture.ts', code)).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: A notifications feature folder never imports the module root/),
+    ]);
+    expect(await lint('apps/notifications/src/fixture.ts', code.replace('../', './'))).toEqual([]);
+  });
+
+  it("builds the notifications Redis seams in a feature's module only, never in a service", async () => {
+    const code =
+      "import type { RedisClient } from '@rp/platform';\nimport { DestinationLanes } from './destination-lanes';\nexport const lanes = (redis: RedisClient) => new DestinationLanes(redis, 'p:');\n";
+    expect(await lint('apps/notifications/src/delivery/fixture.service.ts', code)).toEqual([
+      expect.stringMatching(/^no-restricted-syntax: A Redis seam is a Nest provider/),
+    ]);
+    expect(await lint('apps/notifications/src/delivery/fixture.module.ts', code)).toEqual([]);
   });
 });

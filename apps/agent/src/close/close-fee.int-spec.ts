@@ -6,8 +6,6 @@ import { type LedgerSandbox, startLedgerSandbox } from '../../test/service-proce
 import { AgentConfig } from '../config/agent.config';
 import { LedgerView } from '../ledger/ledger-view';
 import { AgentMetrics } from '../metrics/agent-metrics';
-import { ServiceClient } from '../service/service-client';
-import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
 import type { BuiltClose } from './built-close';
 import { CloseBuilder } from './close-builder';
 import { SigningGuard } from './signing-guard';
@@ -83,9 +81,8 @@ describe('closes priced from getFeeStats under a storm', () => {
       WATCHED_POOLS: ledger.scenario.pool,
       ...env,
     });
-    // Built here from the ledger (`ledgerOnly`): neither the service nor the subscription is asked.
-    const subscription = undefined as unknown as SubscriptionKeeper;
-    const builder = new CloseBuilder(config, wallet.address, view, new ServiceClient('http://127.0.0.1:9'), subscription, undefined);
+    // Built here from the ledger: neither the service nor the subscription is asked.
+    const builder = new CloseBuilder(config, view);
     const refusals = new SigningRefusals(pino({ level: 'silent' }), new AgentMetrics());
     return { builder, guard: new SigningGuard(config, wallet.address, view, refusals) };
   }
@@ -102,7 +99,7 @@ describe('closes priced from getFeeStats under a storm', () => {
   it('prices the close above the storm, within the cap, and it is included within 2 ledgers', async () => {
     const { wallet, view } = walletWithPosition();
     const { builder, guard } = agentFor(wallet, view);
-    const built = await builder.build(ledger.scenario.pool, undefined, true);
+    const built = await builder.build(ledger.scenario.pool);
     // p95 of the charged fees is the storm's bid (1000): the close bids 25% more.
     expect(inclusionFeeOf(built.unsignedXdr)).toBe(1250n);
     expect(await guard.check(ledger.scenario.pool, built)).toMatchObject({ ok: true });

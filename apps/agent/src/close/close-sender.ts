@@ -22,13 +22,17 @@ const TOO_LATE_GRACE_S = 6;
  */
 export class CloseSender {
   constructor(
-    private readonly ledger: LedgerView,
+    readonly ledger: LedgerView,
     private readonly service: ServiceClient,
-    private readonly followIntervalMs: number,
+    readonly followIntervalMs: number,
     private readonly onTrackingFailure: (error: Error) => void = () => undefined,
   ) {}
 
-  async send(signed: SignedAhead, apiKey: string | undefined): Promise<SendResult> {
+  /**
+   * `queuedBefore`: an earlier transaction of the same close may still wait in the network's queue (a re-priced
+   * close): the RPC's `TRY_AGAIN_LATER` then means that one waits, and is the answer (txb's submit is not tried).
+   */
+  async send(signed: SignedAhead, apiKey: string | undefined, queuedBefore = false): Promise<SendResult> {
     let direct: SendAnswer | undefined;
     try {
       direct = await sendSigned(this.ledger.rpc, signed.transaction);
@@ -42,7 +46,9 @@ export class CloseSender {
     if (direct?.status === 'ERROR') {
       return { accepted: false, hash: direct.hash, error: `SUBMISSION_FAILED ${direct.resultCode}` };
     }
-    if (!apiKey) return { accepted: false, hash: signed.hash, error: 'TRY_AGAIN_LATER' };
+    if (!apiKey || (queuedBefore && direct?.status === 'TRY_AGAIN_LATER')) {
+      return { accepted: false, hash: signed.hash, error: 'TRY_AGAIN_LATER' };
+    }
     // The agent's RPC failed or is busy: txb's submit sends it (with retries) through the service's RPC.
     try {
       const answer = await this.service.submit(apiKey, signed.envelope);

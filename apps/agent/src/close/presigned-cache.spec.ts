@@ -10,13 +10,12 @@ function entry(overrides: Partial<PresignedClose> = {}, signed: Partial<SignedAh
     builtBy: 'service',
     builtAt: 0,
     healthFactor: 1.2,
-    pricesKey: 'p1',
     prices: { XLM: '0.3' },
     ...overrides,
   };
 }
 
-const fresh = { accountSequence: '100', healthFactor: 1.2, pricesKey: 'p1', nowSeconds: NOW, marginSeconds: 60 };
+const fresh = { accountSequence: '100', healthFactor: 1.2, prices: { XLM: '0.3' }, nowSeconds: NOW, marginSeconds: 60 };
 
 describe('presigned closes', () => {
   it('is fresh while sequence, time bounds, prices and position hold', () => {
@@ -28,7 +27,7 @@ describe('presigned closes', () => {
     ['none', undefined, fresh],
     ['sequence', entry(), { ...fresh, accountSequence: '101' }],
     ['time bounds', entry({}, { validUntil: NOW + 59 }), fresh],
-    ['prices', entry(), { ...fresh, pricesKey: 'p2' }],
+    ['prices', entry(), { ...fresh, prices: { XLM: '0.31' } }],
     ['position', entry(), { ...fresh, healthFactor: 1.19 }],
     ['position', entry(), { ...fresh, healthFactor: null }],
   ])('is stale for %s', (reason, stored, now) => {

@@ -1,14 +1,14 @@
 import { type CloseSigningContext, type SignedAhead, cappedInclusionFee, inclusionFeeOf, resourceFeeOf } from '@rp/ledger';
+import type { CloseSource } from '../store/agent-store';
 
 /** A presigned close of one pool and what it was built against. */
 export interface PresignedClose {
   readonly poolAddress: string;
   readonly signed: SignedAhead;
-  readonly builtBy: 'service' | 'ledger' | 'mock';
+  readonly builtBy: CloseSource;
   readonly builtAt: number;
   /** The position and prices it was built against: a change beyond the tolerances means building it again. */
   readonly healthFactor: number | null;
-  readonly pricesKey: string;
   /** Asset -> price (decimal string) it was built at. */
   readonly prices: Record<string, string>;
   /** What the signing rule checked it against when it was signed: checked again, without I/O, before it is sent. */
@@ -22,17 +22,24 @@ export interface Freshness {
   /** The account's current sequence number: the close must use the next one. */
   readonly accountSequence: string | undefined;
   readonly healthFactor: number | null;
-  readonly pricesKey: string;
+  /** The pool's prices now (asset -> decimal string): any change means building the close again. */
+  readonly prices: Record<string, string>;
   /** Unix seconds now. */
   readonly nowSeconds: number;
   /** Rebuild when fewer seconds than this remain before the time bound. */
   readonly marginSeconds: number;
-  /** The inclusion fee the network asks now and `MAX_CLOSE_FEE_STROOPS` (absent in mock mode: no fee check). */
-  readonly networkFee?: { readonly ask: bigint; readonly maxTotalFee: bigint };
+  /** What the network asks now (absent in mock mode: no fee check). */
+  readonly networkFee?: NetworkFee;
+}
+
+/** The inclusion fee the network asks now and `MAX_CLOSE_FEE_STROOPS`. */
+export interface NetworkFee {
+  readonly ask: bigint;
+  readonly maxTotalFee: bigint;
 }
 
 /** Whether a presigned close bids less than a close with its resources would be offered at now (capped). */
-export function underpriced(envelope: string, fee: NonNullable<Freshness['networkFee']>): boolean {
+export function underpriced(envelope: string, fee: NetworkFee): boolean {
   return inclusionFeeOf(envelope) < cappedInclusionFee(fee.ask, resourceFeeOf(envelope), fee.maxTotalFee);
 }
 
@@ -44,7 +51,7 @@ export function stalenessOf(entry: PresignedClose | undefined, now: Freshness): 
   }
   if (entry.signed.validUntil - now.nowSeconds < now.marginSeconds) return 'time bounds';
   if (now.networkFee && entry.builtBy !== 'mock' && underpriced(entry.signed.envelope, now.networkFee)) return 'fee';
-  if (entry.pricesKey !== now.pricesKey) return 'prices';
+  if (JSON.stringify(entry.prices) !== JSON.stringify(now.prices)) return 'prices';
   const before = entry.healthFactor;
   const after = now.healthFactor;
   if ((before === null) !== (after === null)) return 'position';

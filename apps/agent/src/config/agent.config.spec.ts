@@ -184,6 +184,20 @@ describe('agent settings', () => {
     }
   });
 
+  it('takes a comma-separated list of RPC endpoints, each checked, shown by origin only when one is refused', () => {
+    const list = 'https://rpc.example.com/v1/PATH-KEY, http://127.0.0.1:8000/rpc';
+    expect(loadConfig(AgentConfig, { ...required, CONTRACT_RPC_URL: list }).CONTRACT_RPC_URL).toBe(list);
+    let message = '';
+    try {
+      loadConfig(AgentConfig, { ...required, CONTRACT_RPC_URL: `${list}, http://rpc.example.org/OTHER-KEY` });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('CONTRACT_RPC_URL must be an https:// URL (plain http:// only to a loopback host');
+    expect(message).toContain('"https://rpc.example.com,http://127.0.0.1:8000,http://rpc.example.org"');
+    expect(message).not.toMatch(/PATH-KEY|OTHER-KEY/);
+  });
+
   it('knows loopback hosts exactly', () => {
     expect(['127.0.0.1', '127.255.255.255', 'localhost', '::1', '[::1]'].map(isLoopbackHost)).toEqual([
       true,

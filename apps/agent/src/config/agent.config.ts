@@ -13,6 +13,7 @@ import {
   AppConfig,
   IsDuration,
   IsHttpUrl,
+  IsHttpUrlList,
   Required,
   Secret,
   withDatabase,
@@ -70,6 +71,24 @@ function IsSecureOrLoopbackUrl(): PropertyDecorator {
     },
   });
 }
+/** Every entry of a comma-separated URL list (CONTRACT_RPC_URL) is https://, or http:// to a loopback host. */
+function IsSecureOrLoopbackUrlList(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isSecureOrLoopbackUrlList',
+    validator: {
+      validate: (value) =>
+        typeof value === 'string' &&
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== '')
+          .every(isSecureOrLoopbackUrl),
+      defaultMessage: () =>
+        '$property must be an https:// URL (plain http:// only to a loopback host: 127.0.0.0/8, ::1, localhost), ' +
+        'every entry of the list',
+    },
+  });
+}
 export type CloseStrategy = (typeof CLOSE_STRATEGIES)[number];
 
 /**
@@ -93,10 +112,14 @@ export class AgentConfig extends withDatabase(withRedis(AppConfig)) {
   @Secret()
   LEDGER_MNEMONIC!: string;
 
-  /** The Soroban RPC the agent reads and sends through: https://, or http:// to a loopback host only. */
+  /**
+   * The Soroban RPC the agent reads and sends through, or a comma-separated list tried in order (failover: the next
+   * one on no answer, 5xx, 429 or a latest ledger that stands still; the first again after its rest). Each entry
+   * https://, or http:// to a loopback host only. Shown as origins only (paths may hold API keys).
+   */
   @Required()
-  @IsHttpUrl()
-  @IsSecureOrLoopbackUrl()
+  @IsHttpUrlList()
+  @IsSecureOrLoopbackUrlList()
   CONTRACT_RPC_URL!: string;
 
   @IsDuration(500)

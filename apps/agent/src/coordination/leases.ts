@@ -1,5 +1,5 @@
 import { type Collection, DuplicateKeyError } from '@rp/persistence-store';
-import type { RedisClient } from '@rp/platform-core';
+import { type RedisClient, RedisLeases as PlatformRedisLeases } from '@rp/platform-core';
 import type { Lease } from '../store/agent-store';
 
 /**
@@ -16,39 +16,10 @@ export interface Leases {
   holder(name: string): Promise<string | undefined>;
 }
 
-const ACQUIRE = `
-local current = redis.call('GET', KEYS[1])
-if current == false then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-elseif current == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`;
-
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
-
-export class RedisLeases implements Leases {
-  readonly kind = 'redis' as const;
-
-  constructor(
-    private readonly redis: RedisClient,
-    private readonly prefix = 'rp:agent:',
-  ) {}
-
-  async acquire(name: string, holder: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.eval(ACQUIRE, 1, this.prefix + name, holder, String(Math.ceil(ttlMs)))) === 1;
-  }
-
-  async release(name: string, holder: string): Promise<void> {
-    await this.redis.eval(RELEASE, 1, this.prefix + name, holder);
-  }
-
-  async holder(name: string): Promise<string | undefined> {
-    return (await this.redis.get(this.prefix + name)) ?? undefined;
+/** The platform's Redis leases (`@rp/platform-core`), under the agent's prefix. */
+export class RedisLeases extends PlatformRedisLeases implements Leases {
+  constructor(redis: RedisClient, prefix = 'rp:agent:') {
+    super(redis, prefix);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   isUnwindRouteRefusal,
   missingApproval,
   networkFromPassphrase,
+  poolActivitySince,
   prepareInvocation,
   readAccountBalance,
   routeUnwind,
@@ -23,6 +24,7 @@ import {
 import type { CloseStrategy } from '../config/agent.config';
 import type { SnapshotPosition } from '../store/agent-store';
 import { type BuiltClose, CloseRefusedError } from '../close/built-close';
+import { LedgerCatchUp } from './ledger-catch-up';
 
 /** A pool read at one ledger: the pool's own reserves (accrued) and its oracle prices. */
 export interface PoolAtLedger {
@@ -52,6 +54,8 @@ export class LedgerView {
   readonly rpc: LedgerRpc;
   /** The inclusion fee the network asks of a close now (`getFeeStats`, read at most once a second). */
   readonly fees: CloseFeeReader;
+  /** What the agent reads of the ledgers it missed (an RPC outage, a move to another endpoint) before deciding. */
+  readonly catchUp: LedgerCatchUp;
   private reader?: Promise<{ reader: BlendPoolReader; passphrase: string; network: LedgerNetwork }>;
   private readonly pools = new Map<string, Promise<PoolAtLedger>>();
 
@@ -60,8 +64,17 @@ export class LedgerView {
     private readonly wallet: string,
     private readonly receiver: string | undefined,
   ) {
+    // `rpcUrl` may list several endpoints (CONTRACT_RPC_URL): a call that fails on one is tried on the next.
     this.rpc = new LedgerRpc({ rpcUrl, timeoutMs: 5000, maxAttempts: 2 });
     this.fees = new CloseFeeReader(this.rpc);
+    this.catchUp = new LedgerCatchUp(
+      {
+        getLatestLedger: () => this.rpc.getLatestLedger(),
+        originInUse: () => this.rpc.originInUse(),
+        poolActivitySince: (pools, startLedger) => poolActivitySince(this.rpc, pools, startLedger),
+      },
+      wallet,
+    );
   }
 
   async passphrase(): Promise<string> {

@@ -6,18 +6,15 @@ import type { Closer } from '../close/closer';
 import { type PresignedCache, stalenessOf } from '../close/presigned-cache';
 import type { AgentConfig } from '../config/agent.config';
 import type { Leases } from '../coordination/leases';
-import { LedgerView, type PoolAtLedger } from '../ledger/ledger-view';
 import type { AgentMetrics } from '../metrics/agent-metrics';
-import type { MockService } from '../mock/mock-service';
 import type { OwnerEvents } from '../owner/owner-events';
+import type { AgentMode, AgentService } from '../service/agent-service';
 import type { RiskSnapshot, SnapshotPosition } from '../store/agent-store';
-import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
-import type { AgentMode, RiskReader } from './risk-reader';
+import type { Subscription } from '../subscription/subscription';
 
 const STROOPS_PER_XLM = 10_000_000;
 /** A presigned close is rebuilt when fewer seconds than this remain in its time bounds (or three polls, if more). */
 const MIN_REFRESH_MARGIN_S = 60;
-const MOCK_BALANCE_STROOPS = 100n * 10_000_000n;
 
 export type AgentRole = 'starting' | 'active' | 'standby';
 
@@ -32,10 +29,11 @@ export interface AgentState {
 }
 
 /**
- * The loop of one agent instance. A heartbeat takes or renews the per-wallet lock every third of `LOCK_LEASE_MS`:
- * the holder is `active` and polls every `POLL_INTERVAL_MS`; any other instance stands by and takes over once the
- * lease has run out. Each poll reads the risk, keeps a presigned close for every pool at `high` or worse, and hands
- * pools at `ACT_AT_RISK_LEVEL` to the closer.
+ * The loop of one agent instance, the same in every mode (the service chosen at start answers). A heartbeat takes
+ * or renews the per-wallet lock every third of `LOCK_LEASE_MS`: the holder is `active` and polls every
+ * `POLL_INTERVAL_MS`; any other instance stands by and takes over once the lease has run out. Each poll reads the
+ * risk, keeps a presigned close for every pool at `high` or worse, and hands pools at `ACT_AT_RISK_LEVEL` to the
+ * closer.
  */
 export class Agent {
   readonly instanceId = randomUUID();
@@ -58,20 +56,18 @@ export class Agent {
   constructor(
     private readonly config: AgentConfig,
     private readonly wallet: LedgerWallet,
-    private readonly ledger: LedgerView,
-    private readonly reader: RiskReader,
-    private readonly subscription: SubscriptionKeeper,
+    private readonly service: AgentService,
+    private readonly subscription: Subscription,
     private readonly presigned: PresignedCache,
     private readonly closer: Closer,
     private readonly leases: Leases,
     private readonly metrics: AgentMetrics,
     private readonly logger: Logger,
-    private readonly mock: MockService | undefined,
     /** The owner's events (issue 17 §3): a low fee balance, a standby taking over. */
     private readonly owner: OwnerEvents,
   ) {
     this.actLevel = config.actLevel();
-    if (mock) this.state.mode = 'mock';
+    this.state.mode = service.mode;
   }
 
   private get lockName(): string {
@@ -150,14 +146,10 @@ export class Agent {
 
   /** One evaluation: account and subscription, risk, presigned closes, decisions. */
   async poll(): Promise<void> {
-    if (!this.mock) {
-      // The first poll waits for the key (bought if need be); later checks run beside the polls.
-      const check = this.subscription.checkIfDue();
-      await Promise.all([this.readAccount(), this.state.lastPollAt === null ? check : undefined]);
-    } else if (!this.state.account) {
-      this.state.account = { address: this.wallet.address, sequence: '1000', nativeBalance: MOCK_BALANCE_STROOPS, latestLedger: 0 };
-    }
-    const reading = await this.reader.read();
+    // The first poll waits for the key (bought if need be); later checks run beside the polls.
+    const check = this.subscription.checkIfDue();
+    await Promise.all([this.readAccount(), this.state.lastPollAt === null ? check : undefined]);
+    const reading = await this.service.read();
     if (reading.mode !== this.state.mode) {
       this.logger.info({ from: this.state.mode, to: reading.mode }, `mode: ${reading.mode}`);
       this.state.mode = reading.mode;
@@ -172,17 +164,17 @@ export class Agent {
       endangered.map(async (position) => {
         const pool = position.poolAddress;
         if (this.closer.busy(pool)) return;
-        const prices = await this.pricesOf(pool, reading.pools.get(pool), reading.mockPrices);
+        const prices = await reading.prices(pool);
         if (isAtLeast(position.riskLevel, this.actLevel)) {
           const snapshot: RiskSnapshot = {
             positions: reading.positions,
             prices: prices.prices,
             ledger: prices.ledger,
-            source: reading.mode === 'service' ? 'service' : reading.mode === 'mock' ? 'mock' : 'ledger',
+            source: reading.source,
           };
           await this.closer.act({ poolAddress: pool, snapshot, accountSequence: this.state.account?.sequence });
         } else {
-          await this.refresh(position, prices.key, prices.prices);
+          await this.refresh(position, prices.prices);
         }
       }),
     );
@@ -190,18 +182,16 @@ export class Agent {
   }
 
   /** Builds and signs the pool's close again when it is missing or stale. */
-  private async refresh(position: SnapshotPosition, pricesKey: string, prices: Record<string, string>): Promise<void> {
+  private async refresh(position: SnapshotPosition, prices: Record<string, string>): Promise<void> {
     const pool = position.poolAddress;
     // A close bidding less than the network now asks (getFeeStats) is signed again at the current fee.
-    const networkFee = this.mock
-      ? undefined
-      : { ask: await this.ledger.fees.ask(), maxTotalFee: BigInt(this.config.MAX_CLOSE_FEE_STROOPS) };
+    const networkFee = await this.service.networkFee();
     if (this.refreshing.has(pool)) return;
     const entry = this.presigned.get(pool);
     const stale = stalenessOf(entry, {
-      accountSequence: this.mock ? undefined : this.state.account?.sequence,
+      accountSequence: this.state.account?.sequence,
       healthFactor: position.healthFactor,
-      pricesKey,
+      prices,
       nowSeconds: Date.now() / 1000,
       marginSeconds: Math.max(MIN_REFRESH_MARGIN_S, (3 * this.config.POLL_INTERVAL_MS) / 1000),
       networkFee,
@@ -217,7 +207,6 @@ export class Agent {
         rule,
         builtAt: Date.now(),
         healthFactor: position.healthFactor,
-        pricesKey,
         prices,
       });
       this.logger.info({ pool, reason: stale, builtBy, txHash: signed.hash, validUntil: signed.validUntil }, 'presigned close ready');
@@ -228,25 +217,9 @@ export class Agent {
     }
   }
 
-  private async pricesOf(
-    pool: string,
-    read: PoolAtLedger | undefined,
-    mockPrices: Record<string, string> | undefined,
-  ): Promise<{ prices: Record<string, string>; ledger: number | null; key: string }> {
-    if (mockPrices) return { prices: mockPrices, ledger: null, key: JSON.stringify(mockPrices) };
-    try {
-      const at = read ?? (await this.ledger.poolAt(pool));
-      const prices = LedgerView.pricesOf(at);
-      return { prices, ledger: at.ledger, key: JSON.stringify(prices) };
-    } catch (error) {
-      this.logger.warn({ pool, err: (error as Error).message }, 'could not read the pool prices');
-      return { prices: {}, ledger: null, key: '' };
-    }
-  }
-
   private async readAccount(): Promise<void> {
     try {
-      const account = await this.ledger.account();
+      const account = await this.service.account();
       this.state.account = account;
       const low = (account ? Number(account.nativeBalance) : 0) < this.config.LOW_FEE_BALANCE_XLM * STROOPS_PER_XLM;
       if (low !== this.state.lowFeeBalance || this.state.lastPollAt === null) {

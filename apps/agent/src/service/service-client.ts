@@ -1,13 +1,5 @@
 import { API_KEY_HEADER, type Answer, ApiError, type RpClient, createRpClient } from '@rp/client';
-
-/** The risk route's answer (notifications: `GET /api/v1/rms/risk/:walletAddress`, operation `getRisk`). */
-export type RiskAnswer = Answer<'getRisk'>;
-
-/** One position as the risk route answers it. */
-export type ServicePosition = RiskAnswer['positions'][number];
-
-/** txb's answer to a build (`POST /api/v1/txb/build`, operation `buildTransaction`). */
-export type BuildAnswer = Answer<'buildTransaction'>;
+import type { RiskResponse } from '@rp/contracts';
 
 /** The service did not answer usefully (unreachable, 5xx, route missing, rate limited): fall back to the ledger. */
 export class ServiceUnavailableError extends Error {
@@ -52,8 +44,9 @@ export class ServiceClient {
     this.api = createRpClient({ baseUrl, maxAttempts: 1, timeoutMs });
   }
 
-  risk(apiKey: string, walletAddress: string): Promise<RiskAnswer> {
-    return this.call('GET /api/v1/rms/risk', () =>
+  /** The risk route's answer (notifications: `GET /api/v1/rms/risk/:walletAddress`), typed by `@rp/contracts`. */
+  risk(apiKey: string, walletAddress: string): Promise<RiskResponse> {
+    return this.call<RiskResponse>('GET /api/v1/rms/risk', () =>
       this.api.GET('/api/v1/rms/risk/{walletAddress}', {
         params: { path: { walletAddress } },
         headers: { [API_KEY_HEADER]: apiKey },
@@ -61,7 +54,8 @@ export class ServiceClient {
     );
   }
 
-  build(apiKey: string, request: UnwindBuildRequest): Promise<BuildAnswer> {
+  /** txb's answer to a build (`POST /api/v1/txb/build`, operation `buildTransaction`). */
+  build(apiKey: string, request: UnwindBuildRequest): Promise<Answer<'buildTransaction'>> {
     return this.call('POST /api/v1/txb/build', () =>
       this.api.POST('/api/v1/txb/build', {
         body: { action: 'UNWIND', ...request },

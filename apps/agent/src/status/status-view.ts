@@ -1,9 +1,10 @@
 import type { PresignedCache } from '../close/presigned-cache';
 import type { SigningRefusals } from '../close/signing-refusals';
+import type { LedgerView } from '../ledger/ledger-view';
 import type { Agent } from '../loop/agent';
 import { xlm } from '../loop/agent';
-import type { AgentStore, AuditRecord } from '../store/agent-store';
-import type { SubscriptionKeeper } from '../subscription/subscription-keeper';
+import { type AgentStore, type AuditRecord, decidedAtOf } from '../store/agent-store';
+import type { Subscription } from '../subscription/subscription';
 
 const RECENT_CLOSES = 20;
 /** Nominal ledger close time, to tell how many ledgers a presigned close's time bounds still cover. */
@@ -18,8 +19,9 @@ export function publicAudit(record: AuditRecord) {
     txHash: record.txHash,
     outcome: record.outcome,
     ...(record.error !== undefined && { error: record.error }),
-    decidedAt: record.decidedAt,
+    decidedAt: decidedAtOf(record),
     settledAt: record.settledAt,
+    ...(record.attempts && { attempts: record.attempts }),
   };
 }
 
@@ -28,15 +30,17 @@ export function publicAudit(record: AuditRecord) {
  * tier, expiresAt}, positions[], recentCloses[], presigned:{entries, oldestAgeMs, validUntilLedger}, lastPollAt,
  * mode}`, plus `role` (`active`, or `standby` while another instance holds the wallet lock) and
  * `subscription.error` when the key could not be bought, and `refusals` (the latest ten transactions the signing rule
- * refused: `at`, `source` service|ledger, `reason`).
+ * refused: `at`, `source` service|ledger, `reason`), and `rpc`: the endpoint in use and every endpoint by origin only
+ * (resting and why, latest ledger seen), with what was read of the ledgers missed after the last outage.
  */
 export async function statusOf(
   agent: Agent,
-  subscription: SubscriptionKeeper,
+  subscription: Subscription,
   presigned: PresignedCache,
   store: AgentStore,
   wallet: string,
   refusals: SigningRefusals,
+  ledger: LedgerView,
 ) {
   const { state } = agent;
   const recent = await store.audit.find({ wallet }, { sort: { field: 'recordedAtMs', direction: 'desc' }, limit: RECENT_CLOSES });
@@ -62,6 +66,11 @@ export async function statusOf(
           : null,
     },
     refusals: refusals.view(),
+    rpc: {
+      endpoint: ledger.rpc.originInUse(),
+      endpoints: ledger.rpc.endpoints(),
+      lastCatchUp: ledger.catchUp.last ?? null,
+    },
     lastPollAt: state.lastPollAt,
     mode: state.mode,
     role: state.role,

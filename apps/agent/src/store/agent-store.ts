@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@rp/contracts';
+import type { RiskPositionView } from '@rp/contracts';
 import {
   type Collection,
   type DocumentStore,
@@ -22,13 +22,13 @@ export interface StoredKey {
 
 export type CloseOutcome = 'submitted' | 'confirmed' | 'failed' | 'skipped';
 
-export interface SnapshotPosition {
-  poolAddress: string;
-  healthFactor: number | null;
-  riskLevel: RiskLevel;
-  collateralValueUsd: number;
-  liabilityValueUsd: number;
-}
+/** Who built a close, and where a risk snapshot came from: the service, the agent from the ledger, or the mock. */
+export type CloseSource = 'service' | 'ledger' | 'mock';
+
+export type SnapshotPosition = Pick<
+  RiskPositionView,
+  'poolAddress' | 'healthFactor' | 'riskLevel' | 'collateralValueUsd' | 'liabilityValueUsd'
+>;
 
 /** Positions and prices when the agent decided to close (DECISIONS.md, Agent: audit record). */
 export interface RiskSnapshot {
@@ -36,10 +36,25 @@ export interface RiskSnapshot {
   /** Asset -> oracle price as a decimal string; the pool's oracle, read at `ledger`. */
   prices: Record<string, string>;
   ledger: number | null;
-  source: 'service' | 'ledger' | 'mock';
+  source: CloseSource;
 }
 
-/** One close attempt. `decidedAt`/`settledAt` are ISO 8601; `settledAt` is null until the outcome is final. */
+/**
+ * One close attempt. `settledAt` is ISO 8601, null until the outcome is final. The public `decidedAt` is derived from
+ * `decidedAtMs` (`decidedAtOf`); records written before it was derived still carry their own, which is the same.
+ */
+/** What became of one transaction of a close (docs/agent.md, Re-pricing). */
+export type AttemptOutcome = 'sent' | 'included' | 'not_included' | 'failed' | 'expired';
+
+/** One transaction sent for a close: its inclusion fee bid (stroops), when it was sent, its hash and outcome. */
+export interface CloseAttempt {
+  fee: string;
+  at: string;
+  txHash: string;
+  outcome: AttemptOutcome;
+  error?: string;
+}
+
 export interface AuditRecord {
   id: string;
   wallet: string;
@@ -48,9 +63,8 @@ export interface AuditRecord {
   txHash: string | null;
   outcome: CloseOutcome;
   error?: string;
-  decidedAt: string;
   settledAt: string | null;
-  /** Internal: for the in-flight check. */
+  /** When the agent decided (ms since the epoch): the cooldown's query and the public `decidedAt`. */
   decidedAtMs: number;
   /** Internal: when this attempt was recorded (one decision may make several attempts); newest first in /status. */
   recordedAtMs: number;
@@ -58,7 +72,14 @@ export interface AuditRecord {
   validUntil: number;
   /** Internal: how the close was made: `presigned` or `rebuilt`, and who built it. */
   path: 'presigned' | 'rebuilt';
-  builtBy: 'service' | 'ledger' | 'mock';
+  builtBy: CloseSource;
+  /** Every transaction sent for this close, oldest first: the first, then each re-priced one (`txHash` is the newest). */
+  attempts?: CloseAttempt[];
+}
+
+/** The decision's time as ISO 8601 (`/status`, the owner's reports). */
+export function decidedAtOf(record: Pick<AuditRecord, 'decidedAtMs'>): string {
+  return new Date(record.decidedAtMs).toISOString();
 }
 
 export interface Lease {

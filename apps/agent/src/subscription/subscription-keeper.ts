@@ -14,11 +14,11 @@ import type { Logger } from 'pino';
 import type { AgentConfig } from '../config/agent.config';
 import type { LedgerView } from '../ledger/ledger-view';
 import type { AgentMetrics } from '../metrics/agent-metrics';
-import type { MockService } from '../mock/mock-service';
 import { NO_OWNER_EVENTS, type OwnerEvents } from '../owner/owner-events';
 import type { AgentStore, StoredPayment } from '../store/agent-store';
 import { KeptPayments } from './kept-payments';
 import { KeyVault } from './key-vault';
+import type { Subscription, SubscriptionView } from './subscription';
 
 /** Renew when the key expires within this long (DECISIONS.md, Agent). */
 export const RENEW_BEFORE_MS = 3 * 86_400_000;
@@ -33,18 +33,7 @@ const SPEND_WINDOW_MS = 30 * 86_400_000;
 /** Nominal ledger close time, to wait for a refused payment's authorization to expire. */
 const SECONDS_PER_LEDGER = 5;
 
-export interface SubscriptionView {
-  active: boolean;
-  tier: string | null;
-  expiresAt: string | null;
-  /** Why the agent has no valid key or could not renew it (e.g. not enough USDC); absent when all is well. */
-  error?: string;
-  /** The latest 402 offer the purchase limits refused (nothing was signed); absent once an offer passes. */
-  refusal?: { reason: PurchaseRefusal['reason']; message: string; at: string };
-}
-
 export interface SubscriptionKeeperOptions {
-  mock?: MockService;
   metrics?: AgentMetrics;
   /** Where `subscription_lapsed`, `subscription_renewed` and refused payments are told. */
   owner?: OwnerEvents;
@@ -59,7 +48,7 @@ export interface SubscriptionKeeperOptions {
  * second one is signed meanwhile. A failed or refused purchase is reported in `/status` and the log, and protection
  * goes on from the ledger (degraded mode).
  */
-export class SubscriptionKeeper {
+export class SubscriptionKeeper implements Subscription {
   private key?: { apiKey: string; tier: string; expiresAt: number };
   private error?: string;
   private refusal?: SubscriptionView['refusal'];
@@ -70,7 +59,6 @@ export class SubscriptionKeeper {
   private pendingLogged?: string;
   private readonly vault: KeyVault;
   private readonly payments: KeptPayments;
-  private readonly mock?: MockService;
   private readonly owner: OwnerEvents;
   private readonly now: () => number;
 
@@ -84,7 +72,6 @@ export class SubscriptionKeeper {
   ) {
     this.vault = new KeyVault(config.LEDGER_MNEMONIC, wallet.address);
     this.payments = new KeptPayments(store, wallet.address, config.LEDGER_MNEMONIC);
-    this.mock = options.mock;
     this.owner = options.owner ?? NO_OWNER_EVENTS;
     this.now = options.now ?? Date.now;
   }
@@ -95,7 +82,6 @@ export class SubscriptionKeeper {
   }
 
   view(): SubscriptionView {
-    if (this.mock) return this.mock.subscription();
     const active = this.apiKey() !== undefined;
     return {
       active,
@@ -108,7 +94,7 @@ export class SubscriptionKeeper {
 
   /** Checks when due (or when `force`d, e.g. after the service refused the key); one check at a time. */
   async checkIfDue(force = false): Promise<void> {
-    if (this.mock || (!force && this.now() < this.nextCheckAt)) return;
+    if (!force && this.now() < this.nextCheckAt) return;
     this.checking ??= this.check().finally(() => (this.checking = undefined));
     return this.checking;
   }

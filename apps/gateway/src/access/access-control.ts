@@ -37,15 +37,16 @@ export class AccessControl {
     this.failures = { capacity: config.KEY_FAILURE_BURST, refillPerMinute: config.KEY_FAILURE_RATE_LIMIT };
   }
 
-  readonly admit = async (request: HttpRequest, reply: HttpReply): Promise<void> => {
+  /**
+   * Admits `request` or throws its refusal. `owned`: the request matched a route a service owns (the forwarding
+   * routes), not the catch-all of `NOT_OWNED_ROUTES`; each set of routes has a hook of its own that says which.
+   */
+  async admit(request: HttpRequest, reply: HttpReply, owned: boolean): Promise<void> {
     // Only the gateway speaks for callers: client copies of the internal headers are never forwarded
     // (forwarded-headers.ts) and nothing here reads them.
-    const path = request.url.split('?')[0];
-    const access = routeAccess(request.method, path);
-    const owned = !NOT_OWNED_ROUTES.includes(request.routeOptions.url ?? '');
-    if (owned && access === 'key') await this.admitKey(request, reply);
+    if (owned && routeAccess(request.method, pathOf(request.url)) === 'key') await this.admitKey(request, reply);
     else await this.admitByIp(request, reply);
-  };
+  }
 
   private async admitByIp(request: HttpRequest, reply: HttpReply): Promise<void> {
     const decision = await this.limiter.take(ipBucket(request), this.perIp);
@@ -100,6 +101,12 @@ export class AccessControl {
 
 /** The catch-all routes of `/api/v1` paths no service owns (limited per IP, then answered 404). */
 export const NOT_OWNED_ROUTES: readonly string[] = ['/api/v1', '/api/v1/*'];
+
+/** The path of a request target, without its query. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
 
 /** The client's address: the socket's, or what the proxies `TRUST_PROXY` counts say it is. */
 function clientAddress(request: HttpRequest): string {

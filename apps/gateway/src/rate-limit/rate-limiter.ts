@@ -40,6 +40,11 @@ export class RateLimiter {
   private degradedSince: number | undefined;
   private readonly degradedGauge: Gauge;
   private readonly decisions: Counter<'store' | 'outcome'>;
+  /**
+   * Calls decided from the lease, counted in plain numbers and added to `decisions` when it is read (a scrape): a
+   * labelled counter's `inc` hashes its labels, which every call spent from a lease would pay.
+   */
+  private readonly decidedHere = { allowed: 0, refused: 0 };
 
   constructor(
     @Inject(RATE_LIMIT_REDIS) private readonly redis: RedisClient,
@@ -53,18 +58,28 @@ export class RateLimiter {
       (bucketId, limits, cost, want) => this.decide(bucketId, limits, cost, want),
       options.maxLease ?? DEFAULT_MAX_LEASE,
       options.maxLocalBuckets,
-      (allowed) => this.decisions.inc({ store: 'lease', outcome: allowed ? 'allowed' : 'refused' }),
+      (allowed) => {
+        if (allowed) this.decidedHere.allowed += 1;
+        else this.decidedHere.refused += 1;
+      },
     );
     this.degradedGauge = new Gauge({
       name: 'rate_limit_degraded',
       help: '1 while rate limits are decided in process because Redis does not answer',
       registers: [registry],
     });
+    const decidedHere = this.decidedHere;
     this.decisions = new Counter({
       name: 'rate_limit_decisions_total',
       help: "Rate-limit decisions by store (redis, lease: spent from this replica's lease, local fallback) and outcome",
       labelNames: ['store', 'outcome'],
       registers: [registry],
+      collect() {
+        for (const outcome of ['allowed', 'refused'] as const) {
+          if (decidedHere[outcome] > 0) this.inc({ store: 'lease', outcome }, decidedHere[outcome]);
+          decidedHere[outcome] = 0;
+        }
+      },
     });
   }
 

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
-import type { RedisClient } from '@rp/platform';
+import { type RedisClient, luaScript, runScript } from '@rp/platform';
 import { BucketDecision, BucketLimits } from './token-bucket';
 import { TOKEN_BUCKET_SCRIPT } from './token-bucket.script';
 
-const SCRIPT_SHA = createHash('sha1').update(TOKEN_BUCKET_SCRIPT).digest('hex');
+const SCRIPT = luaScript(TOKEN_BUCKET_SCRIPT);
 
 /** Most buckets one script call takes; a larger gathering is split. */
 const MAX_BATCH = 128;
@@ -58,13 +57,7 @@ export class RedisTokenBuckets {
     const args = batch.flatMap((take) => [take.limits.capacity, take.limits.refillPerMinute, take.cost, take.want]);
     let reply: unknown;
     try {
-      try {
-        reply = await this.redis.evalsha(SCRIPT_SHA, keys.length, ...keys, ...args);
-      } catch (error) {
-        // First use on this Redis (or after a restart or SCRIPT FLUSH): EVAL runs it and caches it for EVALSHA.
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        reply = await this.redis.eval(TOKEN_BUCKET_SCRIPT, keys.length, ...keys, ...args);
-      }
+      reply = await runScript(this.redis, SCRIPT, keys, args);
       if (!Array.isArray(reply) || reply.length !== batch.length * 5 || !reply.every((n) => typeof n === 'number')) {
         throw new Error(`unexpected token bucket reply ${JSON.stringify(reply)}`);
       }

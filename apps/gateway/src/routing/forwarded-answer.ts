@@ -54,7 +54,8 @@ export class ForwardedAnswer implements Dispatcher.DispatchHandler {
     this.started = true;
     this.reply.hijack();
     this.status = statusCode;
-    for (const [name, value] of Object.entries(headers)) {
+    for (const name in headers) {
+      const value = headers[name];
       if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name)) this.headers[name] = value;
     }
     Object.assign(this.headers, this.reply.getHeaders());

@@ -35,9 +35,12 @@ export function forwardedHeaders(
   request: HttpRequest,
   internalHeaders: ReadonlySet<string>,
 ): Record<string, string | string[]> {
-  const listed = connectionTokens(request.headers.connection);
+  const incoming = request.headers;
+  const listed = connectionTokens(incoming.connection);
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
+  // for...in, not Object.entries: no array of pairs per request (Node's parsed headers have no inherited keys).
+  for (const name in incoming) {
+    const value = incoming[name];
     if (value === undefined || HOP_BY_HOP.has(name) || EDGE_CREDENTIALS.has(name) || listed.has(name)) continue;
     if (name === RECOMPUTED) continue;
     if (internalHeaders.has(name)) continue;
@@ -52,12 +55,14 @@ export function forwardedHeaders(
   return headers;
 }
 
-function connectionTokens(value: string | undefined): Set<string> {
-  if (!value) return new Set();
-  return new Set(
-    value
-      .split(',')
-      .map((token) => token.trim().toLowerCase())
-      .filter((token) => token !== ''),
-  );
+const NO_TOKENS: ReadonlySet<string> = new Set();
+
+function connectionTokens(value: string | undefined): ReadonlySet<string> {
+  if (!value) return NO_TOKENS;
+  const tokens = new Set<string>();
+  for (const part of value.split(',')) {
+    const token = part.trim().toLowerCase();
+    if (token !== '') tokens.add(token);
+  }
+  return tokens;
 }

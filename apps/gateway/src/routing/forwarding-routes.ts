@@ -24,16 +24,19 @@ export async function registerForwarding(
   proxy: ServiceProxy,
   access: AccessControl,
 ): Promise<void> {
-  // One hook, not two: each hook a request passes costs it a step of Fastify's hook runner.
-  const admission = async (request: HttpRequest, reply: HttpReply): Promise<void> => {
-    refuseDotSegments(request);
-    await access.admit(request, reply);
-  };
+  // One hook, not two: each hook a request passes costs it a step of Fastify's hook runner. Each context has its
+  // own, which knows whether its routes are owned by a service (no per-request look at the matched route).
+  const admission =
+    (owned: boolean) =>
+    async (request: HttpRequest, reply: HttpReply): Promise<void> => {
+      refuseDotSegments(request);
+      await access.admit(request, reply, owned);
+    };
   await http.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     // Bytes as they came, up to the instance's body limit (BODY_LIMIT): the signature covers their hash.
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.addHook('onRequest', admission);
+    scope.addHook('onRequest', admission(true));
     for (const route of routes) {
       for (const url of [route.prefix, `${route.prefix}/*`]) {
         scope.route({
@@ -51,7 +54,7 @@ export async function registerForwarding(
     }
   });
   await http.register(async (scope) => {
-    scope.addHook('onRequest', admission);
+    scope.addHook('onRequest', admission(false));
     for (const url of NOT_OWNED_ROUTES) {
       scope.route({
         method: METHODS,

@@ -78,7 +78,8 @@ export class ServiceProxy implements OnApplicationShutdown {
 
   /** Route handler of the forwarding routes: resolves once the answer is with the client (or it was cut off). */
   readonly forward = (request: HttpRequest, reply: HttpReply): Promise<void> => {
-    const route = this.routeOf(request.url.split('?')[0]);
+    const query = request.url.indexOf('?');
+    const route = this.routeOf(query < 0 ? request.url : request.url.slice(0, query));
     const pool = route && this.pools.get(route.service);
     if (!route || !pool) return Promise.reject(new Error(`no service owns ${request.url}`));
     const body = forwardedBody(request);

@@ -1,5 +1,5 @@
 import type { AccountEventType } from '@rp/contracts';
-import type { AlertMessage } from '../channels/alert-message';
+import type { AlertMessage } from '../delivery/channels/alert-message';
 import { type AccountEventNotice, EVENT_LEVEL } from './account-event-notice';
 
 const TITLE: Readonly<Record<AccountEventType, string>> = {

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ACCOUNT_EVENT_TYPES, type AccountEventAnswer, AccountEventRequest, type CallerIdentity } from '@rp/contracts';
 import { ApiErrorResponse, ApiKeyAuth, Caller } from '@rp/platform';
-import { accountOf } from '../configs/configuration-view';
+import { accountOf } from '../channel-configs/configuration-view';
 import { ACCOUNT_EVENT_ANSWER_SCHEMA } from './account-event-schemas';
 import { AccountEventsService } from './account-events.service';
 

@@ -3,8 +3,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { type AccountEventAnswer, type AccountEventRequest, CHANNELS, type Channel } from '@rp/contracts';
 import { RedisClient } from '@rp/platform';
 import { AlertIntake } from '../alerts/alert-intake.service';
-import { NotificationsConfig } from '../config/notifications.config';
-import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { NotificationsSettings } from '../settings/notifications-settings';
+import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
 import { EVENT_LEVEL, UNHELD_EVENTS, noticeOf } from './account-event-notice';
 
 /** An event id is taken once within this window (the agent's outbox resends until it is answered). */
@@ -27,7 +27,7 @@ export class AccountEventsService {
     private readonly configs: NotificationConfigRepository,
     private readonly intake: AlertIntake,
     private readonly redis: RedisClient,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
   ) {}
 
   async take(account: string, event: AccountEventRequest): Promise<AccountEventAnswer> {

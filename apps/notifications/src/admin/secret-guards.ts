@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ApiError, type HttpRequest, headerOf } from '@rp/platform';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
@@ -13,7 +13,7 @@ export function sameSecret(given: string | undefined, expected: string): boolean
 /** `x-admin-key` must equal `RMS_ADMIN_API_KEY`; 503 while it is unset. */
 @Injectable()
 export class AdminKeyGuard implements CanActivate {
-  constructor(private readonly config: NotificationsConfig) {}
+  constructor(private readonly config: NotificationsSettings) {}
 
   canActivate(context: ExecutionContext): boolean {
     const expected = this.config.RMS_ADMIN_API_KEY;
@@ -27,7 +27,7 @@ export class AdminKeyGuard implements CanActivate {
 /** `X-Webhook-Secret` must equal `RMS_WEBHOOK_SECRET`; 503 while it is unset. */
 @Injectable()
 export class WebhookSecretGuard implements CanActivate {
-  constructor(private readonly config: NotificationsConfig) {}
+  constructor(private readonly config: NotificationsSettings) {}
 
   canActivate(context: ExecutionContext): boolean {
     const expected = this.config.RMS_WEBHOOK_SECRET;

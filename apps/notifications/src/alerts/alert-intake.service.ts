@@ -1,15 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CHANNELS, type Channel, type RiskLevel, isAtLeast } from '@rp/contracts';
-import { RedisClient } from '@rp/platform';
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { NotificationConfigRepository } from '../configs/notification-config.repository';
-import { SecretBox } from '../configs/secret-box';
+import { type Channel, CHANNELS, isAtLeast, type RiskAlert, type RiskLevel } from '@rp/contracts';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
+import { SecretBox } from '../channel-configs/secret-box';
 import { laneOf } from '../delivery/destination';
 import { DestinationLanes } from '../delivery/destination-lanes';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
 import { DeliveryQueue } from '../delivery/delivery-queue';
-import type { IntakeOptions, IntakeResult, RiskAlert } from './alert';
+import type { IntakeOptions, IntakeResult } from './alert';
 import { AlertCooldown } from './cooldown';
 
 /**
@@ -19,19 +18,15 @@ import { AlertCooldown } from './cooldown';
 @Injectable()
 export class AlertIntake {
   private readonly logger = new Logger(AlertIntake.name);
-  private readonly cooldown: AlertCooldown;
-  private readonly lanes: DestinationLanes;
 
   constructor(
     private readonly configs: NotificationConfigRepository,
     private readonly deliveries: DeliveryQueue,
     private readonly box: SecretBox,
-    redis: RedisClient,
-    private readonly config: NotificationsConfig,
-  ) {
-    this.cooldown = new AlertCooldown(redis, config.keyPrefix());
-    this.lanes = new DestinationLanes(redis, config.keyPrefix());
-  }
+    private readonly cooldown: AlertCooldown,
+    private readonly lanes: DestinationLanes,
+    private readonly config: NotificationsSettings,
+  ) {}
 
   async submit(alert: RiskAlert, options: IntakeOptions): Promise<IntakeResult> {
     const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;

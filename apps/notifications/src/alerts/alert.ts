@@ -1,20 +1,4 @@
-import type { Channel, RecommendedAction, RiskLevel } from '@rp/contracts';
-
-export type { Channel, RecommendedAction, RiskLevel } from '@rp/contracts';
-
-/** The spec's "Alert" table, exactly (outputs use the `low/medium/high/critical` vocabulary). */
-export interface RiskAlert {
-  alertId: string;
-  address: string;
-  poolAddress: string;
-  riskLevel: RiskLevel;
-  healthFactor: number;
-  triggers: string[];
-  collateralValueUsd: number;
-  liabilityValueUsd: number;
-  recommendedAction: RecommendedAction;
-  evaluatedAt: string;
-}
+import type { Channel, RiskLevel } from '@rp/contracts';
 
 export type AlertSource = 'monitor' | 'webhook' | 'trigger' | 'test';
 

@@ -1,6 +1,5 @@
 import { ALERT_COOLDOWN_SECONDS, RISK_LEVELS, type RiskLevel } from '@rp/contracts';
-import type { RedisClient } from '@rp/platform';
-import { luaScript, runScript } from '../redis/lua-script';
+import { type RedisClient, luaScript, runScript } from '@rp/platform';
 
 /**
  * Cooldown per (wallet, pool), shared by every replica: the key holds the level last sent and the alert that sent

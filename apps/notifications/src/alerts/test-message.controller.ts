@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type CallerIdentity, WalletChannelQuery } from '@rp/contracts';
+import { type CallerIdentity, type RiskAlert, WalletChannelQuery } from '@rp/contracts';
 import { ApiErrorResponse, ApiKeyAuth, Caller } from '@rp/platform';
-import { accountOf } from '../configs/configuration-view';
-import { notFound } from '../configs/configs.service';
-import { NotificationConfigRepository } from '../configs/notification-config.repository';
+import { accountOf } from '../channel-configs/configuration-view';
+import { notFound } from '../channel-configs/configs.service';
+import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
 import { TEST_MESSAGE_SCHEMA } from '../openapi/notification-schemas';
-import type { RiskAlert } from './alert';
 import { AlertIntake } from './alert-intake.service';
 
 @ApiTags('notifications')

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Channel } from '@rp/contracts';
+import type { Channel, RiskAlert } from '@rp/contracts';
 import type { AccountEventNotice } from '../account-events/account-event-notice';
-import type { AlertSource, RiskAlert } from '../alerts/alert';
+import type { AlertSource } from '../alerts/alert';
 
 export const DELIVERY_QUEUE = 'deliveries';
 /** Attempts per delivery (spec, Limits: max 5 retries), backoff doubling from this delay. */

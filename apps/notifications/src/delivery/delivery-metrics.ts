@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel } from '@rp/contracts';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DeadLetterRepository } from '../dlq/dead-letter.repository';
+import { DeadLetterRepository } from './dead-letter.repository';
 import { DeliveryQueue } from './delivery-queue';
 
 export type DeliveryOutcome = 'delivered' | 'retried' | 'rate_limited' | 'dead_lettered' | 'skipped' | 'migrated';

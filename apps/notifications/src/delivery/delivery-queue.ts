@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRedisSettings, type RedisSettings, redisOptions } from '@rp/platform';
-import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
-import { NotificationsConfig } from '../config/notifications.config';
+import { InjectRedisSettings, type RedisSettings, bullConnection } from '@rp/platform';
+import { type JobsOptions, Queue } from 'bullmq';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { BACKOFF_BASE_MS, DELIVERY_ATTEMPTS, DELIVERY_QUEUE, type DeliveryJobData } from './delivery-job';
 
 export const DELIVERY_JOB_OPTIONS: JobsOptions = {
@@ -16,7 +16,7 @@ export const DELIVERY_JOB_OPTIONS: JobsOptions = {
 export class DeliveryQueue implements OnApplicationShutdown {
   readonly queue: Queue;
 
-  constructor(@InjectRedisSettings() settings: RedisSettings, config: NotificationsConfig) {
+  constructor(@InjectRedisSettings() settings: RedisSettings, config: NotificationsSettings) {
     this.queue = new Queue(DELIVERY_QUEUE, {
       connection: bullConnection(settings, 'notifications-queue'),
       prefix: config.bullPrefix(),
@@ -44,9 +44,4 @@ export class DeliveryQueue implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.queue.close();
   }
-}
-
-/** BullMQ connection options from the platform's Redis options (never an ioredis client built here). */
-export function bullConnection(settings: RedisSettings, name: string): ConnectionOptions {
-  return redisOptions(settings, name) as ConnectionOptions;
 }

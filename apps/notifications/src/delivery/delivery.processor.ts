@@ -1,16 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { RedisClient } from '@rp/platform';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { renderAccountEvent } from '../account-events/account-event-message';
-import { renderAlert } from '../channels/alert-message';
-import { ChannelProviders } from '../channels/channel-providers';
-import { DeliveryError } from '../channels/delivery-error';
-import { NotificationsConfig } from '../config/notifications.config';
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { NotificationConfigRepository } from '../configs/notification-config.repository';
-import { SecretBox } from '../configs/secret-box';
-import { DLQ_RETENTION_MS } from '../dlq/dead-letter';
-import { DeadLetterRepository } from '../dlq/dead-letter.repository';
+import { renderAlert } from './channels/alert-message';
+import { ChannelProviders } from './channels/channel-providers';
+import { DeliveryError } from './channels/delivery-error';
+import { NotificationsSettings } from '../settings/notifications-settings';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
+import { SecretBox } from '../channel-configs/secret-box';
+import { DLQ_RETENTION_MS } from './dead-letter';
+import { DeadLetterRepository } from './dead-letter.repository';
 import { DELIVERY_ATTEMPTS, type DeliveryJobData, subjectOf } from './delivery-job';
 import { DeliveryMetrics } from './delivery-metrics';
 import { DeliveryQueue } from './delivery-queue';
@@ -25,20 +24,17 @@ const MAX_LANE_WAIT_MS = 2000;
 @Injectable()
 export class DeliveryProcessor {
   private readonly logger = new Logger('Delivery');
-  readonly lanes: DestinationLanes;
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     private readonly configs: NotificationConfigRepository,
     private readonly box: SecretBox,
     private readonly providers: ChannelProviders,
     private readonly dlq: DeadLetterRepository,
     private readonly metrics: DeliveryMetrics,
     private readonly queue: DeliveryQueue,
-    redis: RedisClient,
-  ) {
-    this.lanes = new DestinationLanes(redis, config.keyPrefix());
-  }
+    private readonly lanes: DestinationLanes,
+  ) {}
 
   async process(job: Job<DeliveryJobData>, token: string | undefined): Promise<string> {
     const data = job.data;
@@ -123,9 +119,13 @@ export class DeliveryProcessor {
 
   private async migrate(record: ChannelConfigRecord, newChatId: string): Promise<Destination> {
     this.logger.log(`messenger chat of ${record.walletAddress} migrated to ${newChatId}; configuration updated`);
-    await this.configs.update(record.id, { chatId: newChatId });
+    const destination = destinationOf({ ...record, chatId: newChatId }, this.box, this.config.MESSENGER_BOT_TOKEN);
+    await this.configs.update(record.id, {
+      chatId: newChatId,
+      ...(record.destinationKey ? { destinationKey: destination.key } : {}),
+    });
     this.metrics.count('messenger', 'migrated');
-    return destinationOf({ ...record, chatId: newChatId }, this.box, this.config.MESSENGER_BOT_TOKEN);
+    return destination;
   }
 
   private async failed(

@@ -1,9 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectRedisSettings, type RedisSettings } from '@rp/platform';
+import { InjectRedisSettings, type RedisSettings, bullConnection } from '@rp/platform';
 import { Worker } from 'bullmq';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { DELIVERY_QUEUE, type DeliveryJobData } from './delivery-job';
-import { bullConnection } from './delivery-queue';
 import { DeliveryProcessor } from './delivery.processor';
 
 /**
@@ -16,7 +15,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private worker?: Worker<DeliveryJobData>;
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     @InjectRedisSettings() private readonly settings: RedisSettings,
     private readonly processor: DeliveryProcessor,
   ) {}

@@ -1,5 +1,4 @@
-import type { RedisClient } from '@rp/platform';
-import { type LuaScript, luaScript, runScript } from '../redis/lua-script';
+import { type LuaScript, type RedisClient, luaScript, runScript } from '@rp/platform';
 import type { Pace } from './destination';
 
 /**
@@ -78,6 +77,7 @@ export type Turn =
   | { kind: 'paced'; waitMs: number }
   | { kind: 'already-sent' };
 
+/** Built once per process by the delivery module (`DestinationLanes` is injected, never constructed in a service). */
 export class DestinationLanes {
   constructor(
     private readonly redis: RedisClient,

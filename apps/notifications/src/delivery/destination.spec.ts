@@ -1,6 +1,6 @@
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { SecretBox } from '../configs/secret-box';
-import { MissingBotTokenError, PACE_MS, destinationOf } from './destination';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { SecretBox } from '../channel-configs/secret-box';
+import { MissingBotTokenError, PACE_MS, destinationKeyOf, destinationOf, laneOf } from './destination';
 
 const box = new SecretBox(undefined);
 const base = {
@@ -49,5 +49,24 @@ describe('destinations: lanes and pacing per provider rules', () => {
     const mail = destinationOf({ ...base, channel: 'email', email: 'Alice@Example.com' }, box, undefined);
     expect(mail.paces).toEqual([]);
     expect(mail.masked).toBe('a****@example.com');
+  });
+
+  it('keys a destination by its address in clear as delivery does, and takes the stored key without opening a secret', () => {
+    const token = `77:${'x'.repeat(35)}`;
+    const hook = 'https://discord.com/api/webhooks/1/abc';
+    expect(destinationKeyOf({ channel: 'messenger', botToken: token, chatId: '-100' })).toBe(
+      destinationOf(messenger('-100', token), box, undefined).key,
+    );
+    const channelhook: ChannelConfigRecord = { ...base, channel: 'channelhook', webhookUrl: box.seal(hook) };
+    expect(destinationKeyOf({ channel: 'channelhook', url: hook })).toBe(
+      destinationOf(channelhook, box, undefined).key,
+    );
+    const sealed = {
+      open: () => {
+        throw new Error('opened a secret');
+      },
+    } as unknown as SecretBox;
+    const stored = { ...channelhook, destinationKey: destinationKeyOf({ channel: 'channelhook', url: hook }) };
+    expect(laneOf(stored, sealed, undefined)).toBe(stored.destinationKey);
   });
 });

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Channel } from '@rp/contracts';
-import type { ChannelConfigRecord } from '../configs/notification-config';
-import { maskBotToken, maskEmail, maskWebhookUrl } from '../configs/masking';
-import type { SecretBox } from '../configs/secret-box';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import { maskBotToken, maskEmail, maskWebhookUrl } from '../channel-configs/masking';
+import type { SecretBox } from '../channel-configs/secret-box';
 
 /** Pacing per destination (DOMAIN.md, Delivery providers), a little slower than the provider allows. */
 export const PACE_MS = {
@@ -36,6 +36,18 @@ const digest = (value: string) => createHash('sha256').update(value).digest('hex
 
 export class MissingBotTokenError extends Error {}
 
+/** The secret-free key of an address in clear: ordering (lane) and pacing per destination. */
+export function destinationKeyOf(address: Address): string {
+  switch (address.channel) {
+    case 'messenger':
+      return `tg:${address.botToken.split(':')[0]}:${address.chatId}`;
+    case 'channelhook':
+      return `hook:${digest(address.url)}`;
+    case 'email':
+      return `mail:${digest(address.email)}`;
+  }
+}
+
 export function destinationOf(
   config: ChannelConfigRecord,
   box: SecretBox,
@@ -48,40 +60,42 @@ export function destinationOf(
     const chatId = config.chatId ?? '';
     const botId = botToken.split(':')[0];
     const group = chatId.startsWith('-');
+    const address: Address = { channel: 'messenger', botToken, chatId };
+    const key = destinationKeyOf(address);
     return {
       channel: 'messenger',
-      key: `tg:${botId}:${chatId}`,
+      key,
       masked: `chat ${chatId} via bot ${maskBotToken(botToken)}`,
       paces: [
-        { key: `tg:${botId}:${chatId}`, intervalMs: group ? PACE_MS.telegramGroup : PACE_MS.telegramChat },
+        { key, intervalMs: group ? PACE_MS.telegramGroup : PACE_MS.telegramChat },
         { key: `tgbot:${botId}`, intervalMs: PACE_MS.telegramBot },
       ],
-      address: { channel: 'messenger', botToken, chatId },
+      address,
     };
   }
   if (config.channel === 'channelhook') {
     const url = box.open(config.webhookUrl ?? '');
-    const key = `hook:${digest(url)}`;
+    const address: Address = { channel: 'channelhook', url };
+    const key = destinationKeyOf(address);
     return {
       channel: 'channelhook',
       key,
       masked: maskWebhookUrl(url),
       paces: [{ key, intervalMs: PACE_MS.webhook }],
-      address: { channel: 'channelhook', url },
+      address,
     };
   }
   const email = (config.email ?? '').toLowerCase();
-  return {
-    channel: 'email',
-    key: `mail:${digest(email)}`,
-    masked: maskEmail(email),
-    paces: [],
-    address: { channel: 'email', email },
-  };
+  const address: Address = { channel: 'email', email };
+  return { channel: 'email', key: destinationKeyOf(address), masked: maskEmail(email), paces: [], address };
 }
 
-/** The lane (ordering key) of a configuration's deliveries; a configuration that cannot send gets a lane of its own. */
+/**
+ * The lane (ordering key) of a configuration's deliveries: its stored `destinationKey` when it has a secret (nothing
+ * opened), else computed; a configuration that cannot send gets a lane of its own.
+ */
 export function laneOf(config: ChannelConfigRecord, box: SecretBox, defaultBotToken: string | undefined): string {
+  if (config.destinationKey) return config.destinationKey;
   try {
     return destinationOf(config, box, defaultBotToken).key;
   } catch {

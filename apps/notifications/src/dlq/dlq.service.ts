@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type Channel, ErrorCode } from '@rp/contracts';
-import { ApiError, RedisClient } from '@rp/platform';
-import { NotificationsConfig } from '../config/notifications.config';
+import { ApiError } from '@rp/platform';
 import { DeliveryQueue } from '../delivery/delivery-queue';
 import { DestinationLanes } from '../delivery/destination-lanes';
-import { type DeadLetterRecord, type DeadLetterView, deadLetterView } from './dead-letter';
-import { DeadLetterRepository } from './dead-letter.repository';
+import { type DeadLetterRecord, type DeadLetterView, deadLetterView } from '../delivery/dead-letter';
+import { DeadLetterRepository } from '../delivery/dead-letter.repository';
 
 export const DLQ_LATEST = 50;
 
@@ -22,16 +21,12 @@ export interface DlqStatus {
 @Injectable()
 export class DlqService {
   private readonly logger = new Logger(DlqService.name);
-  private readonly lanes: DestinationLanes;
 
   constructor(
     private readonly entries: DeadLetterRepository,
     private readonly deliveries: DeliveryQueue,
-    redis: RedisClient,
-    config: NotificationsConfig,
-  ) {
-    this.lanes = new DestinationLanes(redis, config.keyPrefix());
-  }
+    private readonly lanes: DestinationLanes,
+  ) {}
 
   async status(): Promise<DlqStatus> {
     const [countsByChannel, oldest, latest] = await Promise.all([

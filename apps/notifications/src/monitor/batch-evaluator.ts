@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type RiskLevel, isAtLeast } from '@rp/contracts';
+import { isAtLeast, type RiskAlert, type RiskLevel, type RiskLevelBounds } from '@rp/contracts';
 import { MissingPriceError, type PoolUser, type Positions, assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
-import type { RiskAlert } from '../alerts/alert';
 import { AlertIntake } from '../alerts/alert-intake.service';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { riskAlert } from '../risk/risk-alert';
 import { RmsLedger } from '../risk/rms-ledger';
+import { RiskBounds } from '../risk-config/risk-bounds';
 import { MonitorKeys } from './monitor-keys';
 import type { MonitorBatchJob } from './monitor-job';
 import { MonitorMetrics } from './monitor-metrics';
@@ -27,24 +27,23 @@ const INTAKE_PARALLELISM = 32;
 /**
  * One batch job of a round: the batch's positions in every watched pool, from the cache when nothing moved and from
  * the ledger otherwise (200 keys per `getLedgerEntries`), valued against the round's pools and prices; an alert goes
- * to the intake for every position with debt at or above the lowest level the wallet's channels want.
+ * to the intake for every position with debt at or above the lowest level the wallet's channels want, the level
+ * judged by the wallet's risk configuration (`RiskBounds.watched`: every wallet's, read at most once per few seconds).
  */
 @Injectable()
 export class MonitorBatchEvaluator {
-  private readonly keys: MonitorKeys;
-  private readonly cache: PositionCache;
   private roundPools?: { round: number; pools: Promise<RoundPool[] | undefined> };
 
   constructor(
     private readonly ledger: RmsLedger,
     private readonly redis: RedisClient,
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     private readonly intake: AlertIntake,
     private readonly metrics: MonitorMetrics,
-  ) {
-    this.keys = new MonitorKeys(config.keyPrefix());
-    this.cache = new PositionCache(redis, this.keys);
-  }
+    private readonly keys: MonitorKeys,
+    private readonly cache: PositionCache,
+    private readonly bounds: RiskBounds,
+  ) {}
 
   async evaluate(job: MonitorBatchJob): Promise<BatchOutcome> {
     const current = Number(await this.redis.get(this.keys.currentRound));
@@ -59,13 +58,15 @@ export class MonitorBatchEvaluator {
         if (cached === undefined || cached.dueRound <= job.round) due.push({ pool: pool.pool, user: wallet });
       }),
     );
+    const bounds = await this.bounds.watched();
     const fresh = due.length > 0 ? await this.readPositions(due, job.round) : new Map<string, Map<string, Positions>>();
     const evaluatedAt = new Date().toISOString();
     const alerts: RiskAlert[] = [];
     pools.forEach((pool, p) =>
       job.wallets.forEach(([wallet, minimum], w) => {
         const positions = fresh.get(pool.pool)?.get(wallet) ?? known[p][w]?.positions;
-        const alert = positions && this.alertOf(pool, wallet, positions, minimum, evaluatedAt, job.round);
+        const alert =
+          positions && this.alertOf(pool, wallet, positions, minimum, bounds.get(wallet), evaluatedAt, job.round);
         if (alert) alerts.push(alert);
       }),
     );
@@ -83,12 +84,13 @@ export class MonitorBatchEvaluator {
     wallet: string,
     positions: Positions,
     minimum: RiskLevel,
+    bounds: RiskLevelBounds | undefined,
     evaluatedAt: string,
     round: number,
   ): RiskAlert | undefined {
     if (!holdsCollateralOrDebt(positions)) return undefined;
     try {
-      const risk = assessPosition(pool.reserves, pool.prices, positions);
+      const risk = assessPosition(pool.reserves, pool.prices, positions, bounds);
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
       return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
     } catch (error) {

@@ -1,8 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRedisSettings, type RedisSettings } from '@rp/platform';
+import { InjectRedisSettings, type RedisSettings, bullConnection } from '@rp/platform';
 import { Queue } from 'bullmq';
-import { NotificationsConfig } from '../config/notifications.config';
-import { bullConnection } from '../delivery/delivery-queue';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { MONITOR_JOB_ATTEMPTS, MONITOR_QUEUE, type MonitorBatchJob, monitorJobId } from './monitor-job';
 
 const JOBS_PER_ADD = 4;
@@ -12,7 +11,7 @@ const JOBS_PER_ADD = 4;
 export class MonitorQueue implements OnApplicationShutdown {
   readonly queue: Queue<MonitorBatchJob>;
 
-  constructor(@InjectRedisSettings() settings: RedisSettings, config: NotificationsConfig) {
+  constructor(@InjectRedisSettings() settings: RedisSettings, config: NotificationsSettings) {
     this.queue = new Queue<MonitorBatchJob>(MONITOR_QUEUE, {
       connection: bullConnection(settings, 'notifications-monitor-queue'),
       prefix: config.bullPrefix(),

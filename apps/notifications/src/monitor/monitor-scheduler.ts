@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { poolActivitySince } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
-import { NotificationConfigRepository, type WatchedWallet } from '../configs/notification-config.repository';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationConfigRepository, type WatchedWallet } from '../channel-configs/notification-config.repository';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { PoolSnapshots } from '../risk/pool-snapshots';
 import { RmsLedger } from '../risk/rms-ledger';
 import { MonitorKeys } from './monitor-keys';
@@ -11,10 +11,8 @@ import { MonitorMetrics, type RoundOutcome } from './monitor-metrics';
 import { MonitorQueue } from './monitor-queue';
 import { PositionCache } from './position-cache';
 import { encodeRoundPools } from './round-pools';
-import { SchedulerLock } from './scheduler-lock';
+import { LOCK_TTL_MS, SchedulerLock } from './scheduler-lock';
 
-/** The lock outlives a few missed renewals; a dead scheduler is replaced within this long. */
-const LOCK_TTL_MS = 10_000;
 /** How often a running round checks whether its batches are done. */
 const DONE_POLL_MS = 5;
 /** The watch list is read again when a configuration changed, and at least this often. */
@@ -42,9 +40,6 @@ export interface RoundReport {
 @Injectable()
 export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MonitorScheduler');
-  private readonly keys: MonitorKeys;
-  private readonly cache: PositionCache;
-  readonly lock: SchedulerLock;
   private lastLedger = 0;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -54,18 +49,17 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
   readonly rounds: RoundReport[] = [];
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     private readonly redis: RedisClient,
     private readonly ledger: RmsLedger,
     private readonly snapshots: PoolSnapshots,
     private readonly configs: NotificationConfigRepository,
     private readonly queue: MonitorQueue,
     private readonly metrics: MonitorMetrics,
-  ) {
-    this.keys = new MonitorKeys(config.keyPrefix());
-    this.cache = new PositionCache(redis, this.keys);
-    this.lock = new SchedulerLock(redis, this.keys.lock, LOCK_TTL_MS);
-  }
+    private readonly keys: MonitorKeys,
+    private readonly cache: PositionCache,
+    readonly lock: SchedulerLock,
+  ) {}
 
   onApplicationBootstrap(): void {
     if (this.config.runs('monitor')) this.start();

@@ -7,6 +7,7 @@
 import { UNIT } from '@rp/sandbox';
 import { type MonitorHarness, startMonitorHarness } from '../../test/monitor.int-support';
 import { RedisClient } from '@rp/platform';
+import { RiskConfigRepository } from '../risk-config/risk-config.repository';
 import { MonitorKeys } from './monitor-keys';
 import type { MonitorScheduler } from './monitor-scheduler';
 
@@ -120,6 +121,40 @@ describe('monitor rounds', () => {
     await scheduler.onApplicationShutdown();
     const takeover = await round(second);
     expect(takeover.report).toMatchObject({ outcome: 'completed', wallets: WALLETS });
+  });
+});
+
+describe("a wallet's own level bounds", () => {
+  let h: MonitorHarness;
+
+  beforeAll(async () => {
+    h = await startMonitorHarness({ RMS_MONITOR_BATCH_SIZE: '2' });
+  }, 120_000);
+
+  afterAll(() => h?.close());
+
+  it('judges each position by the bounds of the accounts that watch the wallet, and only theirs', async () => {
+    // Three positions at HF ~2.14 (low by the defaults), watched from `high` on, in two batch jobs.
+    const [own, strangers, plain] = h.seedHealthy(3);
+    await h.watch([own, strangers, plain]);
+    const configs = h.app.get(RiskConfigRepository, { strict: false });
+    // The watching account: critical below 2.3. An account with no channel for its wallet: ignored.
+    await configs.put('monitor-test-account', own, { levels: { medium: 3, high: 2.6, critical: 2.3 } });
+    await configs.put('another-account', strangers, { levels: { medium: 3, high: 2.6, critical: 2.3 } });
+    h.sandbox.ledger.closeLedger();
+    const report = await h.scheduler().tick();
+    expect(report).toMatchObject({ wallets: 3, batches: 2, outcome: 'completed' });
+    expect(await h.metric('rms_monitor_alerts_total', { level: 'critical' })).toBe(1);
+    expect(await h.metric('rms_monitor_alerts_total', { level: 'high' })).toBe(0);
+    const until = Date.now() + 30_000;
+    let mails = h.sandbox.channels.log.list({ channel: 'email' });
+    while (mails.length === 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      mails = h.sandbox.channels.log.list({ channel: 'email' });
+    }
+    expect(mails).toHaveLength(1);
+    expect(JSON.stringify(mails[0])).toContain(own);
+    expect(JSON.stringify(mails[0])).toMatch(/critical/i);
   });
 });
 

@@ -1,27 +1,59 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { NotificationsConfig } from '../config/notifications.config';
-import { AlertsModule } from '../notifications.module';
+import { RedisClient } from '@rp/platform';
+import { NotificationsSettings } from '../settings/notifications-settings';
+import { AlertsModule } from '../alerts/alerts.module';
+import { ChannelConfigsModule } from '../channel-configs/channel-configs.module';
 import { RiskModule } from '../risk/risk.module';
+import { RiskConfigModule } from '../risk-config/risk-config.module';
 import { MonitorBatchEvaluator } from './batch-evaluator';
+import { MonitorKeys } from './monitor-keys';
 import { MonitorMetrics } from './monitor-metrics';
 import { MonitorQueue } from './monitor-queue';
 import { MonitorScheduler } from './monitor-scheduler';
 import { MonitorWorker } from './monitor.worker';
+import { PositionCache } from './position-cache';
+import { SchedulerLock, schedulerLock } from './scheduler-lock';
 
-/** What the scheduler and the workers share in one process: the risk evaluation and the metrics. */
-@Module({ imports: [RiskModule], providers: [MonitorMetrics], exports: [RiskModule, MonitorMetrics] })
+/** What the scheduler and the workers share in one process: the risk evaluation, the metrics, the keys and the cache. */
+@Module({
+  imports: [RiskModule],
+  providers: [
+    MonitorMetrics,
+    {
+      provide: MonitorKeys,
+      useFactory: (s: NotificationsSettings) => new MonitorKeys(s.keyPrefix()),
+      inject: [NotificationsSettings],
+    },
+    {
+      provide: PositionCache,
+      useFactory: (redis: RedisClient, keys: MonitorKeys) => new PositionCache(redis, keys),
+      inject: [RedisClient, MonitorKeys],
+    },
+  ],
+  exports: [RiskModule, MonitorMetrics, MonitorKeys, PositionCache],
+})
 export class MonitorCoreModule {}
 
 /** Role `monitor`: the scheduler (one at a time across replicas, by a Redis lock). */
-@Module({ imports: [MonitorCoreModule, AlertsModule], providers: [MonitorQueue, MonitorScheduler] })
+@Module({
+  imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule],
+  providers: [
+    MonitorQueue,
+    { provide: SchedulerLock, useFactory: schedulerLock, inject: [RedisClient, MonitorKeys] },
+    MonitorScheduler,
+  ],
+})
 export class MonitorSchedulerModule {}
 
 /** Role `worker`: the batch jobs of every round. */
-@Module({ imports: [MonitorCoreModule, AlertsModule], providers: [MonitorBatchEvaluator, MonitorWorker] })
+@Module({
+  imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule, RiskConfigModule],
+  providers: [MonitorBatchEvaluator, MonitorWorker],
+})
 export class MonitorWorkerModule {}
 
 /** The monitor's parts for this process's role (`NOTIFICATIONS_ROLE`). */
-export function monitorModules(config: NotificationsConfig): DynamicModule[] {
+export function monitorModules(config: NotificationsSettings): DynamicModule[] {
   return [
     ...(config.runs('monitor') ? [{ module: MonitorSchedulerModule }] : []),
     ...(config.runs('worker') ? [{ module: MonitorWorkerModule }] : []),

@@ -1,8 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRedisSettings, RedisClient, type RedisSettings } from '@rp/platform';
+import { InjectRedisSettings, RedisClient, type RedisSettings, bullConnection } from '@rp/platform';
 import { type Job, Worker } from 'bullmq';
-import { NotificationsConfig } from '../config/notifications.config';
-import { bullConnection } from '../delivery/delivery-queue';
+import { NotificationsSettings } from '../settings/notifications-settings';
 import { MonitorBatchEvaluator } from './batch-evaluator';
 import { MonitorKeys } from './monitor-keys';
 import { MONITOR_JOB_ATTEMPTS, MONITOR_QUEUE, type MonitorBatchJob } from './monitor-job';
@@ -18,18 +17,16 @@ const DONE_TTL_SECONDS = 3600;
 @Injectable()
 export class MonitorWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MonitorWorker');
-  private readonly keys: MonitorKeys;
   private worker?: Worker<MonitorBatchJob>;
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     @InjectRedisSettings() private readonly settings: RedisSettings,
     private readonly redis: RedisClient,
     private readonly evaluator: MonitorBatchEvaluator,
     private readonly metrics: MonitorMetrics,
-  ) {
-    this.keys = new MonitorKeys(config.keyPrefix());
-  }
+    private readonly keys: MonitorKeys,
+  ) {}
 
   onApplicationBootstrap(): void {
     if (!this.config.runs('worker') || !this.config.CONTRACT_RPC_URL) return;

@@ -2,12 +2,12 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import { ApiError, REDIS_SETTINGS, type RedisSettings, headerOf, sendError } from '@rp/platform';
+import { ApiError, REDIS_SETTINGS, type RedisSettings, bullConnection, headerOf, sendError } from '@rp/platform';
 import { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sameSecret } from '../admin/secret-guards';
-import { NotificationsConfig } from '../config/notifications.config';
-import { DeliveryQueue, bullConnection } from '../delivery/delivery-queue';
+import { NotificationsSettings } from '../settings/notifications-settings';
+import { DeliveryQueue } from '../delivery/delivery-queue';
 import { MONITOR_QUEUE } from '../monitor/monitor-job';
 
 /** Where the queue dashboard lives: under the gateway's `/api/v1/rms` prefix, an admin route there (ADR 022). */
@@ -31,7 +31,7 @@ function adminKeyOf(request: FastifyRequest): string | undefined {
  * The refusals, answered in the platform's error envelope from the hook itself: bull-board installs its own error
  * handler in its plugin, so nothing is thrown where that handler would answer it.
  */
-function adminOnly(config: NotificationsConfig) {
+function adminOnly(config: NotificationsSettings) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const expected = config.RMS_ADMIN_API_KEY;
     if (!expected) {
@@ -68,7 +68,7 @@ function adminOnly(config: NotificationsConfig) {
  * API role runs no scheduler.
  */
 export async function registerQueueBoard(http: FastifyInstance, app: NestFastifyApplication): Promise<void> {
-  const config = app.get(NotificationsConfig);
+  const config = app.get(NotificationsSettings);
   if (!config.runs('api')) return;
   const settings = app.get<RedisSettings>(REDIS_SETTINGS);
   const monitor = new Queue(MONITOR_QUEUE, {

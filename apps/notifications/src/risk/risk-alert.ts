@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { RiskPositionView } from '@rp/contracts';
+import type { RiskAlert, RiskPositionView } from '@rp/contracts';
 import type { PositionRisk } from '@rp/ledger';
-import type { RiskAlert } from '../alerts/alert';
 
 /** A wallet's position in one pool with its risk, as evaluated at one ledger. */
 export interface EvaluatedPosition {

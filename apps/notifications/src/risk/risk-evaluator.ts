@@ -1,12 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
+import type { RiskLevelBounds, RiskPositionScenarios } from '@rp/contracts';
+import { assessPosition, holdsCollateralOrDebt, liquidationScenarios } from '@rp/ledger';
 import type { EvaluatedPosition } from './risk-alert';
 import { PoolSnapshots } from './pool-snapshots';
 import { RmsLedger } from './rms-ledger';
 
+/** A position read now: its liquidation scenarios are computed when asked (the risk answer shows them). */
+export interface AssessedPosition extends EvaluatedPosition {
+  scenarios(): RiskPositionScenarios;
+}
+
 export interface Evaluation {
   /** Positions with collateral or debt, in the order of the wallets then of `RMS_POOLS`. */
-  readonly positions: EvaluatedPosition[];
+  readonly positions: AssessedPosition[];
   readonly evaluatedAt: string;
   /** The ledger the positions were read at. */
   readonly ledger: number;
@@ -27,10 +33,14 @@ export class RiskEvaluator {
     private readonly snapshots: PoolSnapshots,
   ) {}
 
-  async evaluate(wallets: readonly string[]): Promise<Evaluation> {
+  /** `boundsOf`: a wallet's level bounds (the defaults where it answers undefined or is not given). */
+  async evaluate(
+    wallets: readonly string[],
+    boundsOf: (wallet: string) => RiskLevelBounds | undefined = () => undefined,
+  ): Promise<Evaluation> {
     const pools = this.ledger.pools();
     const reader = await this.ledger.poolReader();
-    const positions: EvaluatedPosition[] = [];
+    const positions: AssessedPosition[] = [];
     let ledger = 0;
     for (let start = 0; start < wallets.length; start += WALLETS_PER_READ) {
       const slice = wallets.slice(start, start + WALLETS_PER_READ);
@@ -42,7 +52,12 @@ export class RiskEvaluator {
           const held = read.positions.get(pool)?.get(wallet);
           if (!held || !holdsCollateralOrDebt(held)) return;
           const { pool: state, prices } = snapshots[index];
-          positions.push({ wallet, pool, risk: assessPosition(state.reserves, prices, held) });
+          positions.push({
+            wallet,
+            pool,
+            risk: assessPosition(state.reserves, prices, held, boundsOf(wallet)),
+            scenarios: () => liquidationScenarios(state.reserves, prices, held),
+          });
         });
       }
     }

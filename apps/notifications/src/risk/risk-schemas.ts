@@ -1,9 +1,17 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { RECOMMENDED_ACTIONS, RISK_LEVELS } from '@rp/contracts';
+import { PRICE_DROP_SCENARIOS, type PriceDropScenario, RECOMMENDED_ACTIONS, RISK_LEVELS } from '@rp/contracts';
 
 /** Answer schemas of the risk route and the admin trigger (requests come from the DTOs of `@rp/contracts`). */
 
 const timestamp: SchemaObject = { type: 'string', format: 'date-time' };
+
+/** A position at health factor 1.1354166 whose collateral is liquidated 11.92659 % down. */
+const HF_IF_EXAMPLE: Record<PriceDropScenario, number> = {
+  '-5': 1.0786458,
+  '-10': 1.0218749,
+  '-20': 0.9083333,
+  '-30': 0.7947916,
+};
 
 export const RISK_POSITION_SCHEMA: SchemaObject = {
   type: 'object',
@@ -17,6 +25,9 @@ export const RISK_POSITION_SCHEMA: SchemaObject = {
     'liabilityValueUsd',
     'recommendedAction',
     'evaluatedAt',
+    'liquidationPrices',
+    'healthFactorIf',
+    'liquidationBuffer',
   ],
   properties: {
     address: { type: 'string', description: 'The wallet (G-address).' },
@@ -33,16 +44,55 @@ export const RISK_POSITION_SCHEMA: SchemaObject = {
     liabilityValueUsd: { type: 'number', description: 'Debt at oracle prices, before the liability factor.' },
     recommendedAction: { type: 'string', enum: [...RECOMMENDED_ACTIONS] },
     evaluatedAt: timestamp,
+    liquidationPrices: {
+      type: 'object',
+      additionalProperties: { type: 'string', nullable: true, pattern: '^[0-9]+(\\.[0-9]+)?$' },
+      example: { CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC: '0.2566666' },
+      description:
+        'Per collateral asset (C-address): the highest oracle price, in USD as a decimal string with the ' +
+        "oracle's decimals, at which the health factor is at most 1.0 with every other price unchanged, solved in " +
+        "the pool's integer math. For an asset also borrowed more than it backs (after the factors), the lowest " +
+        'price, rising. null when no price of that asset alone brings the health factor to 1.0 (no debt, or the ' +
+        'other collateral covers the debt). Below 1.0 already: the price the asset must exceed.',
+    },
+    healthFactorIf: {
+      type: 'object',
+      required: [...PRICE_DROP_SCENARIOS],
+      properties: Object.fromEntries(
+        PRICE_DROP_SCENARIOS.map((drop) => [drop, { type: 'number', nullable: true, example: HF_IF_EXAMPLE[drop] }]),
+      ),
+      description:
+        "The health factor with every collateral asset's price down by 5, 10, 20 and 30 % together (prices " +
+        'floored); debt prices unchanged, except a collateral asset that is also borrowed, whose debt moves with ' +
+        'it. null without debt.',
+    },
+    liquidationBuffer: {
+      type: 'number',
+      nullable: true,
+      example: 11.92659,
+      description:
+        'The smallest uniform collateral price drop, in percent (5 decimals, rounded up), at which the health ' +
+        'factor is at most 1.0: 0 when it already is; null without debt or when no drop gets there (the debt is ' +
+        'in the collateral assets themselves).',
+    },
   },
 };
 
 export const RISK_RESPONSE_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['success', 'walletAddress', 'positions', 'evaluatedAt', 'timestamp'],
+  required: ['success', 'walletAddress', 'positions', 'levels', 'evaluatedAt', 'timestamp'],
   properties: {
     success: { type: 'boolean', enum: [true] },
     walletAddress: { type: 'string' },
     positions: { type: 'array', items: RISK_POSITION_SCHEMA },
+    levels: {
+      type: 'object',
+      description:
+        'The level bounds riskLevel was judged by (health factors; below medium: medium, and so on): your ' +
+        "account's risk configuration of the wallet, else the defaults 1.50 / 1.25 / 1.10.",
+      required: ['medium', 'high', 'critical'],
+      properties: { medium: { type: 'number' }, high: { type: 'number' }, critical: { type: 'number' } },
+    },
     evaluatedAt: timestamp,
     timestamp,
   },

@@ -2,6 +2,8 @@ import { Controller, Get, Param, UseInterceptors } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { type CallerIdentity, type RiskResponse, RiskWalletParams } from '@rp/contracts';
 import { ApiErrorResponse, ApiKeyAuth, Caller } from '@rp/platform';
+import { accountOf } from '../channel-configs/configuration-view';
+import { RiskBounds } from '../risk-config/risk-bounds';
 import { RISK_RESPONSE_SCHEMA } from './risk-schemas';
 import { positionView } from './risk-alert';
 import { RiskErrorsInterceptor } from './risk-errors.interceptor';
@@ -12,7 +14,10 @@ import { RiskEvaluator } from './risk-evaluator';
 @Controller('api/v1/rms/risk')
 @UseInterceptors(RiskErrorsInterceptor)
 export class RiskController {
-  constructor(private readonly evaluator: RiskEvaluator) {}
+  constructor(
+    private readonly evaluator: RiskEvaluator,
+    private readonly bounds: RiskBounds,
+  ) {}
 
   @Get(':walletAddress')
   @ApiOperation({
@@ -21,7 +26,9 @@ export class RiskController {
     description:
       'One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued ' +
       "with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health " +
-      'factor is null and the level low.',
+      'factor is null and the level low. Each position also says where it is liquidated: liquidationPrices, ' +
+      'healthFactorIf and liquidationBuffer, in the same integer math. riskLevel follows the level bounds your ' +
+      'account set for the wallet (PUT /api/v1/rms/config/:walletAddress), else the defaults.',
   })
   @ApiParam({
     name: 'walletAddress',
@@ -32,12 +39,17 @@ export class RiskController {
   @ApiErrorResponse(400, 'VALIDATION_FAILED: walletAddress is not a ledger G-address')
   @ApiErrorResponse(502, 'LEDGER_UNAVAILABLE, PRICE_UNAVAILABLE')
   @ApiErrorResponse(503, 'NOT_CONFIGURED (CONTRACT_RPC_URL or RMS_POOLS unset), POOL_NOT_FOUND')
-  async risk(@Caller() _caller: CallerIdentity, @Param() params: RiskWalletParams): Promise<RiskResponse> {
-    const evaluation = await this.evaluator.evaluate([params.walletAddress]);
+  async risk(@Caller() caller: CallerIdentity, @Param() params: RiskWalletParams): Promise<RiskResponse> {
+    const { levels, bounds } = await this.bounds.ofAccount(accountOf(caller), params.walletAddress);
+    const evaluation = await this.evaluator.evaluate([params.walletAddress], () => bounds);
     return {
       success: true,
       walletAddress: params.walletAddress,
-      positions: evaluation.positions.map((position) => positionView(position, evaluation.evaluatedAt)),
+      positions: evaluation.positions.map((position) => ({
+        ...positionView(position, evaluation.evaluatedAt),
+        ...position.scenarios(),
+      })),
+      levels,
       evaluatedAt: evaluation.evaluatedAt,
       timestamp: new Date().toISOString(),
     };

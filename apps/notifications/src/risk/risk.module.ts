@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RiskConfigModule } from '../risk-config/risk-config.module';
 import { PoolSnapshots } from './pool-snapshots';
 import { RiskController } from './risk.controller';
 import { RiskEvaluator } from './risk-evaluator';
@@ -12,5 +13,5 @@ import { RmsLedger } from './rms-ledger';
 export class RiskModule {}
 
 /** `GET /api/v1/rms/risk/:walletAddress` (role `api`). */
-@Module({ imports: [RiskModule], controllers: [RiskController] })
+@Module({ imports: [RiskModule, RiskConfigModule], controllers: [RiskController] })
 export class RiskRoutesModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BlendPoolReader, LedgerRpc } from '@rp/ledger';
 import { Registry } from 'prom-client';
-import { NotificationsConfig } from '../config/notifications.config';
+import { NotificationsSettings } from '../settings/notifications-settings';
 
 /** `CONTRACT_RPC_URL` or `RMS_POOLS` is missing: there is nothing to evaluate against. */
 export class RiskNotConfiguredError extends Error {
@@ -22,7 +22,7 @@ export class RmsLedger {
   private readonly client?: LedgerRpc;
 
   constructor(
-    private readonly config: NotificationsConfig,
+    private readonly config: NotificationsSettings,
     registry: Registry,
   ) {
     if (config.CONTRACT_RPC_URL) {

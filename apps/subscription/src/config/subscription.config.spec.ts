@@ -46,7 +46,7 @@ describe('subscription settings', () => {
     [{ X402_SETTLEMENT_LANES: '65' }, 'X402_SETTLEMENT_LANES'],
     [{ X402_SUBSCRIPTION_DAYS: '0' }, 'X402_SUBSCRIPTION_DAYS must be an integer between 1 and 3650'],
     [{ X402_LEDGER_NETWORK: 'stellar:pubnet' }, 'X402_LEDGER_NETWORK must be one of ledger:pubnet, ledger:testnet'],
-    [{ CONTRACT_RPC_URL: 'soroban-rpc' }, 'CONTRACT_RPC_URL must be an http:// or https:// URL'],
+    [{ CONTRACT_RPC_URL: 'soroban-rpc' }, 'CONTRACT_RPC_URL must be an http(s) URL or a comma-separated list of them'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(SubscriptionConfig, env)).toThrow(message);
   });

@@ -1,5 +1,5 @@
 import { IsContractAddress, IsLedgerAccountAddress, IsLedgerSecretSeed, LEDGER_NETWORKS } from '@rp/contracts';
-import { DatabaseServiceConfig, IsDuration, IsHttpUrl, Secret } from '@rp/platform';
+import { DatabaseServiceConfig, IsDuration, IsHttpUrlList, Secret } from '@rp/platform';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 
 const daysMessage = '$property must be an integer between 1 and 3650';
@@ -38,13 +38,14 @@ export class SubscriptionConfig extends DatabaseServiceConfig {
   @Secret()
   X402_FACILITATOR_LEDGER_SECRET_KEY?: string;
 
+  /** The Soroban RPC, or a comma-separated list tried in order (failover); shown as origins only. */
   @IsOptional()
-  @IsHttpUrl()
+  @IsHttpUrlList()
   CONTRACT_RPC_URL?: string;
 
-  /** A dedicated RPC for settlement; `CONTRACT_RPC_URL` when unset. */
+  /** A dedicated RPC (or comma-separated list) for settlement; `CONTRACT_RPC_URL` when unset. */
   @IsOptional()
-  @IsHttpUrl()
+  @IsHttpUrlList()
   SUBSCRIPTION_CONTRACT_RPC_URL?: string;
 
   /** Stablecoin contract (C-address) payments are made in; the network's USDC when unset. */

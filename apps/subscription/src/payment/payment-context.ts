@@ -1,6 +1,6 @@
 import { type CanActivate, Injectable, Logger } from '@nestjs/common';
 import { SubscriptionErrorCode as Code } from '@rp/contracts';
-import { LedgerRpc, LedgerTiming } from '@rp/ledger';
+import { CloseFeeReader, LedgerRpc, LedgerTiming } from '@rp/ledger';
 import { ApiError } from '@rp/platform';
 import { Registry } from 'prom-client';
 import { SubscriptionConfig } from '../config/subscription.config';
@@ -11,6 +11,8 @@ export interface ConfiguredPayment {
   settings: PaymentSettings;
   ledger: LedgerRpc;
   timing: LedgerTiming;
+  /** The inclusion fee the network asks now (`getFeeStats` p95 + 25%, read at most once a second). */
+  fees: CloseFeeReader;
 }
 
 /**
@@ -37,7 +39,7 @@ export class PaymentContext {
       registry,
       network: settings.network,
     });
-    this.payment = { settings, ledger, timing: new LedgerTiming(ledger) };
+    this.payment = { settings, ledger, timing: new LedgerTiming(ledger), fees: new CloseFeeReader(ledger) };
   }
 
   get configured(): boolean {

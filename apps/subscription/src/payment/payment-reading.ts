@@ -35,13 +35,10 @@ export function expectationOf(settings: PaymentSettings): ExactExpectation {
 /**
  * Reads a payment and checks every rule that needs no RPC call: x402 version, scheme and network, one
  * `transfer(payer, payTo, amount)` of the asset, no self-transfer, the sponsor nowhere, and the payer's signature
- * over the authorization for this network. `field` names where the payment came from (a header, `txJson`).
+ * over the authorization for this network. A field a refusal names is within the payment (`payload.transaction`):
+ * the HTTP edge says where the payment came from (`PaymentAnswers.refusal`).
  */
-export function readPayment(
-  payload: PaymentPayload,
-  settings: PaymentSettings,
-  field: string,
-): ReadPayment | PaymentRefusal {
+export function readPayment(payload: PaymentPayload, settings: PaymentSettings): ReadPayment | PaymentRefusal {
   if (payload.x402Version !== X402_VERSION) {
     return { kind: 'unsupported', what: 'version', detail: `Only x402Version ${X402_VERSION} is accepted` };
   }
@@ -62,7 +59,7 @@ export function readPayment(
     if (!(error instanceof MalformedTransferError)) throw error;
     return {
       kind: 'malformed',
-      field: `${field}.payload.transaction`,
+      field: 'payload.transaction',
       message: 'is not a base64 transaction envelope',
     };
   }

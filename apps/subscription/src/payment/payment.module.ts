@@ -6,6 +6,7 @@ import { PaymentService } from './payment.service';
 import { SettlementLaneRepository } from './settlement-lanes.repository';
 import { SettlementLanes } from './settlement-lanes.service';
 import { SettlementReconciler } from './settlement-reconciler';
+import { SettlementRepricer } from './settlement-repricer';
 import { SettlementService } from './settlement.service';
 
 /**
@@ -21,6 +22,7 @@ import { SettlementService } from './settlement.service';
     SettlementLaneRepository,
     SettlementLanes,
     SettlementService,
+    SettlementRepricer,
     SettlementReconciler,
     PaymentService,
   ],

@@ -34,6 +34,11 @@ export interface PaymentRecord {
   validUntil?: Date;
   /** The most the sponsor pays for it, stroops. */
   maxFee?: string;
+  /** The signed settlement as sent (base64), so the reconciler can re-price it. */
+  envelope?: string;
+  /** Hashes of the same settlement at earlier prices (re-priced): any of them may be the one that lands. */
+  earlierTxHashes?: string[];
+  repricedAt?: Date;
   sentAt?: Date;
   /** Settled. */
   paidAt?: Date;
@@ -65,6 +70,15 @@ export interface Settling {
   txHash: string;
   lane: string;
   validUntil: Date;
+  maxFee: bigint;
+  /** The signed envelope (kept for re-pricing; absent on records written before). */
+  envelope?: string;
+}
+
+/** The same settlement at a higher fee (`repriceSettlement`). */
+export interface Repriced {
+  txHash: string;
+  envelope: string;
   maxFee: bigint;
 }
 
@@ -114,6 +128,7 @@ export class PaymentRepository {
           lane: settling.lane,
           validUntil: settling.validUntil,
           maxFee: settling.maxFee.toString(),
+          ...(settling.envelope !== undefined && { envelope: settling.envelope }),
           sentAt: new Date(),
         },
       },
@@ -122,10 +137,39 @@ export class PaymentRepository {
     return result.document;
   }
 
-  /** settling -> settled; `undefined` when it was not settling any more (someone else resolved it). */
+  /**
+   * settling at `fromTxHash` -> settling at the re-priced settlement's hash (written before it is sent; the earlier
+   * hash is kept, it may still be the one that lands). `undefined` when the record moved on meanwhile.
+   */
+  async markRepriced(
+    record: PaymentRecord,
+    fromTxHash: string,
+    repriced: Repriced,
+  ): Promise<PaymentRecord | undefined> {
+    const result = await (
+      await this.payments()
+    ).updateOne(
+      { id: record.id, status: 'settling', txHash: fromTxHash },
+      {
+        set: {
+          txHash: repriced.txHash,
+          envelope: repriced.envelope,
+          maxFee: repriced.maxFee.toString(),
+          earlierTxHashes: [...(record.earlierTxHashes ?? []), fromTxHash],
+          repricedAt: new Date(),
+        },
+      },
+    );
+    return result.document ?? undefined;
+  }
+
+  /**
+   * settling -> settled (`txHash`: the hash that landed, an earlier price's one included); `undefined` when it was
+   * not settling any more (someone else resolved it).
+   */
   async markSettled(
     id: string,
-    outcome: { paidAt: Date; ledger: number; feeCharged?: bigint },
+    outcome: { paidAt: Date; ledger: number; feeCharged?: bigint; txHash?: string },
   ): Promise<PaymentRecord | undefined> {
     const result = await (
       await this.payments()
@@ -134,6 +178,7 @@ export class PaymentRepository {
       {
         set: {
           status: 'settled',
+          ...(outcome.txHash !== undefined && { txHash: outcome.txHash }),
           paidAt: outcome.paidAt,
           ledger: outcome.ledger,
           ...(outcome.feeCharged !== undefined && { feeCharged: outcome.feeCharged.toString() }),

@@ -8,7 +8,8 @@ import { settlementLanes, keypairFromSecret } from '@rp/ledger';
 import { Registry } from 'prom-client';
 import { PRICE, RECEIVER, type PaymentSandbox, startPaymentSandbox } from '../test/payment-sandbox.int-support';
 import { PaymentRepository } from './payment.repository';
-import { type PaymentOutcome, PaymentService } from './payment.service';
+import type { PaymentOutcome } from './payment-outcome';
+import { PaymentService } from './payment.service';
 import { SettlementLanes } from './settlement-lanes.service';
 import { SettlementReconciler } from './settlement-reconciler';
 

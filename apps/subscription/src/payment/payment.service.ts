@@ -8,8 +8,8 @@ import {
 } from '@rp/ledger';
 import { PayerCooldownRepository } from './payer-cooldown.repository';
 import { PaymentContext } from './payment-context';
+import { type PaymentOutcome, refused } from './payment-outcome';
 import { expectationOf, isRefusal, readPayment } from './payment-reading';
-import type { PaymentRefusal } from './payment-refusals';
 import { MAX_TIMEOUT_SECONDS } from './payment-settings';
 import { PaymentClaimedError, type PaymentFlow, type PaymentRecord, PaymentRepository } from './payment.repository';
 import { SettlementService } from './settlement.service';
@@ -24,19 +24,10 @@ export interface PaymentClaim {
   payload: PaymentPayload;
   buyer: Buyer;
   flow: PaymentFlow;
-  /** Where the payment came from (a header, `txJson`): named in refusals. */
-  field: string;
   /** sha256 of exactly what the buyer sent: an identical retry has the same (DECISIONS.md, lost answers). */
   digest: string;
 }
 
-/** What became of a claimed payment. */
-export type PaymentOutcome =
-  /** Settled, now or before (`recovered`: the identical payment again, to collect a key whose answer was lost). */
-  | { kind: 'paid'; record: PaymentRecord; recovered: boolean }
-  /** Sent, not yet final within the settlement bound (202): the same payment again collects the key. */
-  | { kind: 'settling'; record: PaymentRecord; retryAfterSeconds: number }
-  | { kind: 'refused'; refusal: PaymentRefusal };
 
 /**
  * The rules of taking a payment, in the order that spends least on a bad one: every rule that needs no RPC call
@@ -58,7 +49,7 @@ export class PaymentService {
   async accept(claim: PaymentClaim): Promise<PaymentOutcome> {
     const { settings, ledger, timing } = this.context.current();
     const deadline = Date.now() + settings.settlementTimeoutMs;
-    const read = readPayment(claim.payload, settings, claim.field);
+    const read = readPayment(claim.payload, settings);
     if (isRefusal(read)) return refused(read);
 
     const known = await this.payments.findClaim(read.payer, read.nonce);
@@ -117,25 +108,7 @@ export class PaymentService {
       if (error instanceof PaymentClaimedError) return refused({ kind: 'in_progress', retryAfterSeconds: 2 });
       throw error;
     }
-    const result = await this.settlement.settle(reserved, read.transfer, simulation, window, deadline);
-    const retryAfterSeconds = Math.max(1, window.closeSeconds);
-    switch (result.state) {
-      case 'settled':
-        return { kind: 'paid', record: result.record, recovered: false };
-      case 'failed':
-        return refused({
-          kind: 'failed_on_ledger',
-          txHash: result.record.txHash,
-          failure: result.record.failure ?? '',
-        });
-      case 'settling':
-        return { kind: 'settling', record: result.record, retryAfterSeconds };
-      case 'not_sent':
-        if (result.reason === 'ledger_unavailable')
-          return refused({ kind: 'ledger_unavailable', detail: result.detail });
-        if (result.reason === 'auth_too_short') return refused({ kind: 'rule', rule: 'expired' });
-        return refused({ kind: 'busy', reason: result.detail, retryAfterSeconds });
-    }
+    return this.settlement.settle(reserved, read.transfer, simulation, window, deadline);
   }
 
   /**
@@ -167,8 +140,4 @@ export class PaymentService {
     if (currentLedger > record.authExpiresLedger) return refused({ kind: 'replayed' });
     return { kind: 'paid', record, recovered: true };
   }
-}
-
-function refused(refusal: PaymentRefusal): PaymentOutcome {
-  return { kind: 'refused', refusal };
 }

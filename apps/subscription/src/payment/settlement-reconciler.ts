@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { Gauge, Registry } from 'prom-client';
 import { PaymentContext } from './payment-context';
 import { PaymentRepository } from './payment.repository';
+import { SettlementRepricer } from './settlement-repricer';
 import { SettlementService } from './settlement.service';
 
 /** A claim with no settlement this old was left by a process that stopped before sending anything. */
@@ -12,8 +13,9 @@ const STALE_RESERVATION_MS = 120_000;
  * or was redeployed between sending and recording the outcome. At start and every SETTLEMENT_RECONCILE_INTERVAL_MS
  * it looks each `settling` payment up on the ledger: settled (the buyer collects the key by sending the same
  * payment again), failed (refused from then on), or never applied and past its time bound (released: the same
- * payment may be sent again, no money moved). Claims that never reached a settlement are released. Replicas may
- * all run it: every transition applies once.
+ * payment may be sent again, no money moved). One still in no ledger for two ledgers is re-priced
+ * (`SettlementRepricer`). Claims that never reached a settlement are released. Replicas may all run it: every
+ * transition applies once.
  */
 @Injectable()
 export class SettlementReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -27,6 +29,7 @@ export class SettlementReconciler implements OnApplicationBootstrap, OnApplicati
     private readonly context: PaymentContext,
     private readonly payments: PaymentRepository,
     private readonly settlement: SettlementService,
+    private readonly repricer: SettlementRepricer,
     registry: Registry,
   ) {
     this.oldestUnresolved = new Gauge({
@@ -60,12 +63,16 @@ export class SettlementReconciler implements OnApplicationBootstrap, OnApplicati
     const unresolved = await this.payments.unresolved();
     let oldestSentAt: number | undefined;
     for (const record of unresolved) {
-      const { resolution } = await this.settlement.resolve(record);
+      const { resolution, record: latest } = await this.settlement.resolve(record);
       if (resolution !== 'pending') {
-        this.logger.log({ paymentId: record.id, txHash: record.txHash, resolution }, 'settlement reconciled');
-      } else if (record.sentAt) {
-        oldestSentAt = Math.min(oldestSentAt ?? Infinity, record.sentAt.getTime());
+        this.logger.log({ paymentId: record.id, txHash: latest.txHash, resolution }, 'settlement reconciled');
+        continue;
       }
+      if (record.sentAt) oldestSentAt = Math.min(oldestSentAt ?? Infinity, record.sentAt.getTime());
+      // In no ledger yet: under surge pricing its fee may be what keeps it out.
+      await this.repricer.reprice(latest).catch((error: unknown) => {
+        this.logger.warn({ paymentId: record.id }, `re-pricing failed: ${(error as Error).message}`);
+      });
     }
     this.oldestUnresolved.set(oldestSentAt === undefined ? 0 : Math.max(0, Date.now() - oldestSentAt) / 1000);
     const stale = await this.payments.staleReservations(new Date(Date.now() - STALE_RESERVATION_MS));

@@ -5,10 +5,13 @@ import {
   SettlementFeeTooHighError,
   accountSequence,
   buildSettlement,
+  settlementInclusionFee,
   settlementStatus,
 } from '@rp/ledger';
 import { PayerCooldownRepository } from './payer-cooldown.repository';
 import { PaymentContext } from './payment-context';
+import { type PaymentOutcome, refused } from './payment-outcome';
+import type { PaymentRefusal } from './payment-refusals';
 import { type PaymentRecord, PaymentRepository } from './payment.repository';
 import { type LeasedLane, SettlementLanes } from './settlement-lanes.service';
 
@@ -21,19 +24,6 @@ const TIME_BOUND_MARGIN_MS = 10_000;
 const POLL_MS = 250;
 const RESEND_MS = 2_000;
 
-/** What happened to a settlement, as the payment service needs it. */
-export type SettlementResult =
-  | { state: 'settled'; record: PaymentRecord }
-  | { state: 'failed'; record: PaymentRecord }
-  /** Sent, not final within the request's bound: the reconciler finishes it. */
-  | { state: 'settling'; record: PaymentRecord }
-  /** Nothing was applied and nothing will be; the record was released, the same payment may come again. */
-  | {
-      state: 'not_sent';
-      reason: 'lanes_busy' | 'fee_too_high' | 'rejected' | 'expired' | 'ledger_unavailable' | 'auth_too_short';
-      detail: string;
-    };
-
 /** The timing a settlement is built with: where the ledger is and how fast it moves. */
 export interface SettlementTiming {
   currentLedger: number;
@@ -44,9 +34,12 @@ export interface SettlementTiming {
 export type Resolution = 'settled' | 'failed' | 'pending' | 'released';
 
 /**
- * Settles a verified, reserved payment: leases a lane, builds and signs the settlement (our resources, our fee cap),
+ * Settles a verified, reserved payment: leases a lane, builds and signs the settlement (our resources, an inclusion
+ * fee priced from `getFeeStats`, our fee cap),
  * records its hash, and only then sends it; then follows it with `getTransaction` until it is final or the
- * request's bound runs out. A record is never released once a send was attempted, unless the ledger proves nothing
+ * request's bound runs out. It answers the payment's outcome itself: paid, settling (sent, not final within the
+ * request's bound: the reconciler finishes it), or refused; a refusal before anything was applied releases the
+ * record, so the same payment may come again. A record is never released once a send was attempted, unless the ledger proves nothing
  * can land (the network rejected it and holds no copy, or its time bound has passed and no ledger holds it).
  */
 @Injectable()
@@ -66,25 +59,35 @@ export class SettlementService {
     simulation: SettlementSimulation,
     timing: SettlementTiming,
     deadline: number,
-  ): Promise<SettlementResult> {
-    const { settings, ledger } = this.context.current();
+  ): Promise<PaymentOutcome> {
+    const { settings, ledger, fees } = this.context.current();
+    const retryAfterSeconds = Math.max(1, timing.closeSeconds);
     const lifetime = Math.min(
       SETTLEMENT_LIFETIME_S,
       (reserved.authExpiresLedger - timing.currentLedger - 1) * timing.closeSeconds,
     );
     if (lifetime < MIN_LIFETIME_S) {
-      return this.notSent(reserved, 'auth_too_short', `the authorization dies within ${lifetime} s`);
+      // Not worth a settlement (it would fail, at our cost): the payment's own expiration rule.
+      return this.notSent(reserved, { kind: 'rule', rule: 'expired' });
     }
     const lane = await this.lanes.lease(Math.min(deadline, Date.now() + settings.settlementTimeoutMs / 2));
-    if (!lane) return this.notSent(reserved, 'lanes_busy', 'every settlement lane is busy');
+    if (!lane)
+      return this.notSent(reserved, { kind: 'busy', reason: 'every settlement lane is busy', retryAfterSeconds });
     let sequence: string;
     try {
       sequence = await accountSequence(ledger, lane.key.publicKey());
     } catch (error) {
       await this.lanes.release(lane);
-      return this.notSent(reserved, 'ledger_unavailable', (error as Error).message);
+      return this.notSent(reserved, { kind: 'ledger_unavailable', detail: (error as Error).message });
     }
     const validUntil = Math.floor(Date.now() / 1000) + lifetime;
+    // Priced like a close: what getFeeStats asks now, within the sponsor's cap (twice through a lane's fee bump).
+    const inclusionFee = settlementInclusionFee(
+      await fees.ask(),
+      simulation.resourceFee,
+      settings.maxSettlementFee,
+      lane.key.publicKey() !== settings.sponsor.publicKey(),
+    );
     let settlement: ReturnType<typeof buildSettlement>;
     try {
       settlement = buildSettlement({
@@ -92,6 +95,7 @@ export class SettlementService {
         simulation,
         lane: lane.key,
         laneSequence: sequence,
+        inclusionFee,
         sponsor: settings.sponsor,
         passphrase: settings.passphrase,
         validUntil,
@@ -99,7 +103,9 @@ export class SettlementService {
       });
     } catch (error) {
       await this.lanes.release(lane);
-      if (error instanceof SettlementFeeTooHighError) return this.notSent(reserved, 'fee_too_high', error.message);
+      if (error instanceof SettlementFeeTooHighError) {
+        return this.notSent(reserved, { kind: 'busy', reason: error.message, retryAfterSeconds });
+      }
       throw error;
     }
     const record = await this.payments.markSettling(reserved.id, {
@@ -107,6 +113,7 @@ export class SettlementService {
       lane: lane.key.publicKey(),
       validUntil: new Date(validUntil * 1000),
       maxFee: settlement.maxFee,
+      envelope: settlement.envelope,
     });
     await this.lanes.holdUntil(lane, new Date(validUntil * 1000 + TIME_BOUND_MARGIN_MS));
     // Logged before the send: whatever happens next, the hash is on record and in the log.
@@ -117,10 +124,11 @@ export class SettlementService {
         txHash: settlement.hash,
         lane: record.lane,
         maxFee: settlement.maxFee.toString(),
+        inclusionFee: inclusionFee.toString(),
       },
       'sending settlement',
     );
-    return this.sendAndWatch(record, settlement.envelope, lane, deadline);
+    return this.sendAndWatch(record, settlement.envelope, lane, deadline, retryAfterSeconds);
   }
 
   /**
@@ -131,20 +139,26 @@ export class SettlementService {
   async resolve(record: PaymentRecord): Promise<{ resolution: Resolution; record: PaymentRecord }> {
     const { ledger } = this.context.current();
     if (!record.txHash) return { resolution: 'pending', record };
-    let found: Awaited<ReturnType<typeof settlementStatus>>;
+    // A re-priced settlement is the same transaction at a higher fee: whichever price lands, only one can.
+    let found: Awaited<ReturnType<typeof settlementStatus>> | undefined;
+    let hash = record.txHash;
     try {
-      found = await settlementStatus(ledger, record.txHash);
+      for (hash of [record.txHash, ...(record.earlierTxHashes ?? [])]) {
+        found = await settlementStatus(ledger, hash);
+        if (found.status !== 'NOT_FOUND') break;
+      }
     } catch {
       return { resolution: 'pending', record };
     }
+    if (!found) return { resolution: 'pending', record };
     if (found.status === 'SUCCESS') {
       const settled = await this.payments.markSettled(record.id, {
         paidAt: found.closedAt,
         ledger: found.ledger,
         feeCharged: found.feeCharged,
+        txHash: hash,
       });
-      if (settled)
-        this.logger.log({ paymentId: record.id, txHash: record.txHash, ledger: found.ledger }, 'payment settled');
+      if (settled) this.logger.log({ paymentId: record.id, txHash: hash, ledger: found.ledger }, 'payment settled');
       return this.current(record, 'settled', settled);
     }
     if (found.status === 'FAILED') {
@@ -152,7 +166,7 @@ export class SettlementService {
       if (failed) {
         await this.cooldown.recordFailure(record.payer);
         this.logger.warn(
-          { paymentId: record.id, payer: record.payer, txHash: record.txHash, resultCode: found.resultCode },
+          { paymentId: record.id, payer: record.payer, txHash: hash, resultCode: found.resultCode },
           'settlement failed on the ledger: this payment is refused from now on',
         );
       }
@@ -176,7 +190,8 @@ export class SettlementService {
     envelope: string,
     lane: LeasedLane,
     deadline: number,
-  ): Promise<SettlementResult> {
+    retryAfterSeconds: number,
+  ): Promise<PaymentOutcome> {
     const accepted = await this.send(envelope);
     if (accepted === 'rejected') {
       // Rejected at submission means not applied, unless an earlier copy (a lost reply) made it: ask first.
@@ -184,19 +199,29 @@ export class SettlementService {
       if (resolution === 'pending') {
         await this.payments.release(record.id, 'settling');
         await this.lanes.release(lane);
-        return { state: 'not_sent', reason: 'rejected', detail: 'the network refused the settlement' };
+        return refused({ kind: 'busy', reason: 'the network refused the settlement', retryAfterSeconds });
       }
-      return this.finish(resolution, latest, lane);
+      return this.finish(resolution, latest, lane, retryAfterSeconds);
     }
     let lastSent = Date.now();
+    let watched = record;
+    let latestEnvelope = envelope;
     for (;;) {
-      const { resolution, record: latest } = await this.resolve(record);
-      if (resolution !== 'pending') return this.finish(resolution, latest, lane);
-      if (Date.now() + POLL_MS >= deadline) return { state: 'settling', record: latest };
+      const { resolution, record: latest } = await this.resolve(watched);
+      if (resolution !== 'pending') return this.finish(resolution, latest, lane, retryAfterSeconds);
+      if (Date.now() + POLL_MS >= deadline) {
+        return { kind: 'settling', record: latest, txHash: latest.txHash ?? '', retryAfterSeconds };
+      }
       if (Date.now() - lastSent >= RESEND_MS) {
+        // The reconciler may have re-priced it meanwhile: watch every price's hash and resend the latest price.
+        const stored = await this.payments.find(watched.id);
+        if (stored?.status === 'settling' && stored.txHash !== watched.txHash) {
+          watched = stored;
+          latestEnvelope = stored.envelope ?? latestEnvelope;
+        }
         // The same envelope again: a reply may have been lost, or the network dropped it from its queue (a copy
         // still there answers DUPLICATE; an applied one is found by the lookup above first).
-        await this.send(envelope);
+        await this.send(latestEnvelope);
         lastSent = Date.now();
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -215,11 +240,22 @@ export class SettlementService {
     }
   }
 
-  private async finish(resolution: Resolution, record: PaymentRecord, lane: LeasedLane): Promise<SettlementResult> {
+  private async finish(
+    resolution: Resolution,
+    record: PaymentRecord,
+    lane: LeasedLane,
+    retryAfterSeconds: number,
+  ): Promise<PaymentOutcome> {
     await this.lanes.release(lane);
-    if (resolution === 'settled') return { state: 'settled', record };
-    if (resolution === 'failed') return { state: 'failed', record };
-    return { state: 'not_sent', reason: 'expired', detail: 'the settlement was never applied before its time bound' };
+    if (resolution === 'settled') return { kind: 'paid', record, recovered: false };
+    if (resolution === 'failed') {
+      return refused({ kind: 'failed_on_ledger', txHash: record.txHash, failure: record.failure ?? '' });
+    }
+    return refused({
+      kind: 'busy',
+      reason: 'the settlement was never applied before its time bound',
+      retryAfterSeconds,
+    });
   }
 
   /** The record after a transition, or as someone else left it when this caller's transition did not apply. */
@@ -235,12 +271,9 @@ export class SettlementService {
     return { resolution: 'pending', record: latest };
   }
 
-  private async notSent(
-    reserved: PaymentRecord,
-    reason: Extract<SettlementResult, { state: 'not_sent' }>['reason'],
-    detail: string,
-  ): Promise<SettlementResult> {
+  /** Nothing was applied and nothing will be: the record is released, the same payment may come again. */
+  private async notSent(reserved: PaymentRecord, refusal: PaymentRefusal): Promise<PaymentOutcome> {
     await this.payments.release(reserved.id, 'reserved');
-    return { state: 'not_sent', reason, detail };
+    return refused(refusal);
   }
 }

@@ -67,10 +67,9 @@ export class AssistedController {
       payload: signed.payload,
       buyer: { email: body.email, projectName: body.projectName ?? null },
       flow: 'assisted',
-      field: 'txJson',
       digest: signed.digest,
     });
-    if (outcome.kind === 'refused') throw this.answers.refusal(outcome.refusal, url);
+    if (outcome.kind === 'refused') throw this.answers.refusal(outcome.refusal, url, 'txJson');
     if (outcome.kind === 'settling') return this.answers.sendSettling(reply, outcome.txHash, outcome.retryAfterSeconds);
     this.answers.sendPaid(reply, { ...outcome.grant, payTo: this.answers.requirements().payTo }, outcome.receipt);
   }

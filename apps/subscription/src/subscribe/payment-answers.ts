@@ -110,12 +110,18 @@ export class PaymentAnswers {
     });
   }
 
-  refusal(refusal: PaymentRefusal, resourceUrl: string): ApiError {
+  /**
+   * The answer to a refusal. `paymentField`: where the payment came from (the header it was read from, `txJson`),
+   * for refusals of taking the payment, whose fields are named within the payment (`payload.transaction`).
+   */
+  refusal(refusal: PaymentRefusal, resourceUrl: string, paymentField?: string): ApiError {
     switch (refusal.kind) {
-      case 'malformed':
-        return new ApiError(400, ErrorCode.VALIDATION_FAILED, `${refusal.field} ${refusal.message}`, {
-          details: [{ field: refusal.field, message: refusal.message }],
+      case 'malformed': {
+        const field = paymentField ? `${paymentField}.${refusal.field}` : refusal.field;
+        return new ApiError(400, ErrorCode.VALIDATION_FAILED, `${field} ${refusal.message}`, {
+          details: [{ field, message: refusal.message }],
         });
+      }
       case 'unsupported':
         return this.challenge(resourceUrl, UNSUPPORTED[refusal.what], refusal.detail);
       case 'rule': {

@@ -63,10 +63,9 @@ export class SubscribeController {
       payload,
       buyer: { email: body.email, projectName: body.projectName ?? null },
       flow: 'direct',
-      field: header,
       digest: createHash('sha256').update(payload.payload.transaction).digest('hex'),
     });
-    if (outcome.kind === 'refused') throw this.answers.refusal(outcome.refusal, url);
+    if (outcome.kind === 'refused') throw this.answers.refusal(outcome.refusal, url, header);
     if (outcome.kind === 'settling') return this.answers.sendSettling(reply, outcome.txHash, outcome.retryAfterSeconds);
     this.answers.sendPaid(reply, { ...outcome.grant, message: KEY_SHOWN_ONCE }, outcome.receipt);
   }

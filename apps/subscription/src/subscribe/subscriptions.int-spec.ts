@@ -64,7 +64,6 @@ describe('the assisted flow and the subscription service', () => {
         payload: signed.payload,
         buyer: { email: 'assisted@example.com', projectName: 'Assisted' },
         flow: 'assisted',
-        field: 'txJson',
         digest: signed.digest,
       }),
     );

@@ -12,16 +12,16 @@ import { SubscriptionConfig } from '../config/subscription.config';
 import { KeyRepository, LiveKeyExistsError } from '../keys/key.repository';
 import { KeysService } from '../keys/keys.service';
 import { PaymentContext } from '../payment/payment-context';
-import type { PaymentRefusal } from '../payment/payment-refusals';
 import { type PaymentRecord, PaymentRepository } from '../payment/payment.repository';
+import type { PaymentOutcome } from '../payment/payment-outcome';
 import { type PaymentClaim, PaymentService } from '../payment/payment.service';
 
 const DAY_MS = 86_400_000;
 
+/** The payment's outcome with the key in place of `paid`: what a purchase adds to taking the payment. */
 export type PurchaseOutcome =
-  | { kind: 'granted'; grant: SubscriptionGrant; receipt: SettlementReceipt }
-  | { kind: 'settling'; txHash: string; retryAfterSeconds: number }
-  | { kind: 'refused'; refusal: PaymentRefusal };
+  | Exclude<PaymentOutcome, { kind: 'paid' }>
+  | { kind: 'granted'; grant: SubscriptionGrant; receipt: SettlementReceipt };
 
 /** Turns a settled payment into a standard key, and answers what an email's subscription looks like. */
 @Injectable()
@@ -44,10 +44,7 @@ export class SubscriptionsService {
    */
   async purchase(claim: PaymentClaim): Promise<PurchaseOutcome> {
     const outcome = await this.payment.accept(claim);
-    if (outcome.kind === 'refused') return outcome;
-    if (outcome.kind === 'settling') {
-      return { kind: 'settling', txHash: outcome.record.txHash ?? '', retryAfterSeconds: outcome.retryAfterSeconds };
-    }
+    if (outcome.kind !== 'paid') return outcome;
     const { record } = outcome;
     if (outcome.recovered || record.keyId) await this.keys.revokeForPayment(record.id);
     let grant: SubscriptionGrant;

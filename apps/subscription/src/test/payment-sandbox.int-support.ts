@@ -87,7 +87,6 @@ export async function startPaymentSandbox(options: { ledgerIntervalMs?: number }
         payload,
         buyer,
         flow: 'direct',
-        field: 'X-PAYMENT-SIGNATURE',
         // As the subscribe route computes it: what the buyer sent.
         digest: createHash('sha256').update(payload.payload.transaction).digest('hex'),
       };

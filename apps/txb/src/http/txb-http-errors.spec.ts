@@ -1,6 +1,6 @@
 import { LedgerRpcError } from '@rp/ledger';
 import { ApiError } from '@rp/platform';
-import type { BuildRefusal } from '../build/build-outcome';
+import type { BuildRefusal } from '../building/build-outcome';
 import { LedgerNotConfiguredError } from '../ledger/txb-ledger';
 import { StoreUnavailableError } from '../proposals/proposal.repository';
 import type { SubmitRefusal } from '../submission/submission-outcome';

@@ -1,7 +1,7 @@
 import { ErrorCode, TxbErrorCode } from '@rp/contracts';
 import { LedgerRpcError, NetworkMismatchError } from '@rp/ledger';
 import { ApiError } from '@rp/platform';
-import type { BuildRefusal } from '../build/build-outcome';
+import type { BuildRefusal } from '../building/build-outcome';
 import { LedgerNotConfiguredError } from '../ledger/txb-ledger';
 import { StoreUnavailableError } from '../proposals/proposal.repository';
 import type { SubmitRefusal } from '../submission/submission-outcome';

@@ -18,6 +18,14 @@ const builtTransaction: SchemaObject = {
     transactionXdr: { type: 'string', description: 'Unsigned, simulated and assembled TransactionEnvelope (base64).' },
     sourceAddress: address('The wallet (G-address): source account and signer.'),
     operations: { type: 'integer', description: 'Requests in the pool invocation (a flash loan counts as one).' },
+    fee: {
+      type: 'string',
+      pattern: '^[1-9][0-9]*$',
+      example: '100',
+      description:
+        'The inclusion fee the transaction bids, stroops per operation, priced from getFeeStats at the feeLevel ' +
+        'asked (the simulated resource fee is on top). Absent on proposals built before fees were priced.',
+    },
     createdAt: timestamp,
   },
 };
@@ -55,7 +63,7 @@ export const BUILD_RESPONSE_SCHEMA: SchemaObject = {
   required: ['success', 'transaction', 'proposal', 'warnings', 'preview'],
   properties: {
     success: { type: 'boolean', enum: [true] },
-    transaction: builtTransaction,
+    transaction: { ...builtTransaction, required: [...(builtTransaction.required ?? []), 'fee'] },
     proposal: {
       type: 'object',
       required: ['id', 'status', 'expiresAt', 'metadata'],

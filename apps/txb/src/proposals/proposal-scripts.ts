@@ -31,12 +31,6 @@ end
 return {1, status}
 `;
 
-/** Deletes a tracking lease only if this replica still holds it. KEYS: 1 lease. ARGV: 1 holder. */
-export const RELEASE_LEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
 /**
  * Gives a proposal another owner if it still has the one given: its `accountId` field and its entry in the owner's
  * per-wallet list move together (ADR 015: proposals built before accounts held the key id).

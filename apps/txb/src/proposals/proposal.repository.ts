@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '@rp/contracts';
-import { RedisClient } from '@rp/platform';
+import { RedisClient, luaScript, runScript } from '@rp/platform';
 import type { ProposalFailure, ProposalRecord } from './proposal';
 import { REASSIGN_SCRIPT, TRANSITION_SCRIPT } from './proposal-scripts';
 
@@ -44,7 +43,7 @@ export type TransitionResult =
   | { applied: true; previous: ProposalStatus }
   | { applied: false; current?: ProposalStatus };
 
-const SHA = createHash('sha1').update(TRANSITION_SCRIPT).digest('hex');
+const TRANSITION = luaScript(TRANSITION_SCRIPT);
 const JSON_FIELDS = new Set(['transaction', 'metadata', 'failure', 'rejection']);
 const NUMBER_FIELDS = new Set([
   'createdAt',
@@ -184,14 +183,8 @@ export class ProposalRepository {
     return this.transition({ id, from: ['pending'], to: 'failed', now, patch: { failure } });
   }
 
-  private async script(keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(SHA, keys.length, ...keys, ...args);
-    } catch (error) {
-      // First use on this Redis (or after a restart): EVAL runs the script and caches it for EVALSHA.
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(TRANSITION_SCRIPT, keys.length, ...keys, ...args);
-    }
+  private script(keys: string[], args: string[]): Promise<unknown> {
+    return runScript(this.redis, TRANSITION, keys, args);
   }
 
   private async within<T>(work: Promise<T>): Promise<T> {

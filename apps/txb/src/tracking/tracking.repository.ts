@@ -1,10 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { RedisClient } from '@rp/platform';
-import { RELEASE_LEASE_SCRIPT } from '../proposals/proposal-scripts';
+import { RedisClient, RedisLeases } from '@rp/platform';
 import { KEYS } from '../proposals/proposal.repository';
-
-const RELEASE_SHA = createHash('sha1').update(RELEASE_LEASE_SCRIPT).digest('hex');
 
 /**
  * The tracker's work list in Redis: proposals whose transaction may be on its way to the ledger, each with the time
@@ -13,7 +9,12 @@ const RELEASE_SHA = createHash('sha1').update(RELEASE_LEASE_SCRIPT).digest('hex'
  */
 @Injectable()
 export class TrackingRepository {
-  constructor(private readonly redis: RedisClient) {}
+  private readonly leases: RedisLeases;
+
+  constructor(private readonly redis: RedisClient) {
+    // Named `KEYS.lease(id)`: the platform's leases under txb's prefix.
+    this.leases = new RedisLeases(redis, KEYS.lease(''));
+  }
 
   /** Proposals due for a check at `now`, soonest first. */
   due(now: number, limit: number): Promise<string[]> {
@@ -34,18 +35,12 @@ export class TrackingRepository {
     await this.redis.zrem(KEYS.tracking, id);
   }
 
-  /** True when this replica now holds the proposal's lease for `ms`. */
+  /** True when this replica now holds the proposal's lease for `ms` (a replica asks once per check: ticks never overlap). */
   async lease(id: string, holder: string, ms: number): Promise<boolean> {
-    return (await this.redis.set(KEYS.lease(id), holder, 'PX', ms, 'NX')) === 'OK';
+    return this.leases.acquire(id, holder, ms);
   }
 
   async release(id: string, holder: string): Promise<void> {
-    const keys = [KEYS.lease(id)];
-    try {
-      await this.redis.evalsha(RELEASE_SHA, 1, ...keys, holder);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      await this.redis.eval(RELEASE_LEASE_SCRIPT, 1, ...keys, holder);
-    }
+    await this.leases.release(id, holder);
   }
 }

@@ -132,6 +132,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rms/config/{walletAddress}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet's risk configuration set by your account
+         * @description Level bounds (health factors: below `medium` a position is medium, below `high` high, below `critical` critical; strictly decreasing, critical above 1.0), the oracle age, utilisation and depeg bounds. Unset fields take the defaults (1.50 / 1.25 / 1.10, 300 s, 8000 / 9000 bps, 200 bps); `defaults` names them. The risk answer and the monitor use these bounds for the wallet.
+         */
+        get: operations["getRiskConfig"];
+        /**
+         * Set (replace) the wallet's risk configuration
+         * @description Level bounds (health factors: below `medium` a position is medium, below `high` high, below `critical` critical; strictly decreasing, critical above 1.0), the oracle age, utilisation and depeg bounds. Unset fields take the defaults (1.50 / 1.25 / 1.10, 300 s, 8000 / 9000 bps, 200 bps); `defaults` names them. The risk answer and the monitor use these bounds for the wallet.
+         */
+        put: operations["putRiskConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rms/events": {
         parameters: {
             query?: never;
@@ -338,7 +362,7 @@ export interface paths {
         };
         /**
          * A wallet's positions in the watched pools, with their risk
-         * @description One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health factor is null and the level low.
+         * @description One entry per pool of RMS_POOLS where the wallet has collateral or debt, read from the ledger now and valued with Blend v2's integer math at the pool oracle's prices: the spec's Alert fields. Without debt the health factor is null and the level low. Each position also says where it is liquidated: liquidationPrices, healthFactorIf and liquidationBuffer, in the same integer math. riskLevel follows the level bounds your account set for the wallet (PUT /api/v1/rms/config/:walletAddress), else the defaults.
          */
         get: operations["getRisk"];
         put?: never;
@@ -360,7 +384,7 @@ export interface paths {
         put?: never;
         /**
          * Build a REPAY, LIQUIDATE or UNWIND transaction for a Blend position
-         * @description Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. The unsigned XDR has the wallet as source, the simulation's resources, fee and authorization, and time bounds ending at the proposal's expiresAt. UNWIND may answer with an approval to land first (warning APPROVAL_REQUIRED, metadata.route "approve").
+         * @description Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. The unsigned XDR has the wallet as source, the simulation's resources, fee and authorization, and time bounds ending at the proposal's expiresAt. UNWIND may answer with an approval to land first (warning APPROVAL_REQUIRED, metadata.route "approve"). The inclusion fee is priced from getFeeStats at feeLevel ("normal", the default: p90 of recent Soroban inclusion fees; "high": p95 + 25%), never below the 100-stroop minimum, at most TXB_MAX_INCLUSION_FEE_STROOPS; transaction.fee carries it, and warning NETWORK_CONGESTED says recent fees are above the minimum.
          */
         post: operations["buildTransaction"];
         delete?: never;
@@ -501,6 +525,8 @@ export interface components {
             amount?: string;
             slippageBps?: number;
             targetHealthFactor?: number;
+            /** @enum {string} */
+            feeLevel?: "normal" | "high";
         };
         SubmitTransactionRequest: {
             /** Format: base64 */
@@ -558,6 +584,15 @@ export interface components {
             /** @description An ISO 8601 date-time (2026-05-01T12:00:00Z) or date (2026-05-01). */
             timestamp?: string;
         };
+        PutRiskConfigRequest: {
+            levels?: components["schemas"]["RiskConfigLevelsRequest"];
+            oracleMaxAgeSeconds?: number;
+            /** @description Below utilizationAlertBps. */
+            utilizationWarnBps?: number;
+            /** @description Above utilizationWarnBps. */
+            utilizationAlertBps?: number;
+            depegBps?: number;
+        };
         RegisterChannelhookRequest: {
             channelWebhook: string;
             /** @description Ledger account address (G..., checksum verified). */
@@ -581,6 +616,14 @@ export interface components {
             walletAddress: string;
             /** @enum {string} */
             minRiskLevel?: "low" | "medium" | "high" | "critical" | "healthy" | "warn" | "alert" | "emergency";
+        };
+        RiskConfigLevelsRequest: {
+            /** @description A health factor; medium > high > critical > 1.0. */
+            medium?: number;
+            /** @description A health factor; medium > high > critical > 1.0. */
+            high?: number;
+            /** @description A health factor; medium > high > critical > 1.0. */
+            critical?: number;
         };
         TriggerRequest: {
             /** @description Ledger account address (G..., checksum verified). */
@@ -1137,6 +1180,149 @@ export interface operations {
             };
             /** @description SUBSCRIPTION_NOT_FOUND: the email never paid */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getRiskConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The wallet, a ledger G-address */
+                walletAddress: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective configuration */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        walletAddress: string;
+                        levels: {
+                            /** @example 1.25 */
+                            medium: number;
+                            /** @example 1.25 */
+                            high: number;
+                            /** @example 1.25 */
+                            critical: number;
+                        };
+                        oracleMaxAgeSeconds: number;
+                        utilizationWarnBps: number;
+                        utilizationAlertBps: number;
+                        depegBps: number;
+                        /** @description The fields at their default, dotted (`levels.high`) */
+                        defaults: string[];
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: one details[] entry per bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Your account has set no risk configuration for this wallet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    putRiskConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The wallet, a ledger G-address */
+                walletAddress: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutRiskConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The effective configuration */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        walletAddress: string;
+                        levels: {
+                            /** @example 1.25 */
+                            medium: number;
+                            /** @example 1.25 */
+                            high: number;
+                            /** @example 1.25 */
+                            critical: number;
+                        };
+                        oracleMaxAgeSeconds: number;
+                        utilizationWarnBps: number;
+                        utilizationAlertBps: number;
+                        depegBps: number;
+                        /** @description The fields at their default, dotted (`levels.high`) */
+                        defaults: string[];
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: one details[] entry per bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No API key */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2121,7 +2307,38 @@ export interface operations {
                             recommendedAction: "HOLD" | "WATCH" | "REPAY" | "LIQUIDATE";
                             /** Format: date-time */
                             evaluatedAt: string;
+                            /**
+                             * @description Per collateral asset (C-address): the highest oracle price, in USD as a decimal string with the oracle's decimals, at which the health factor is at most 1.0 with every other price unchanged, solved in the pool's integer math. For an asset also borrowed more than it backs (after the factors), the lowest price, rising. null when no price of that asset alone brings the health factor to 1.0 (no debt, or the other collateral covers the debt). Below 1.0 already: the price the asset must exceed.
+                             * @example {
+                             *       "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC": "0.2566666"
+                             *     }
+                             */
+                            liquidationPrices: {
+                                [key: string]: string | null;
+                            };
+                            /** @description The health factor with every collateral asset's price down by 5, 10, 20 and 30 % together (prices floored); debt prices unchanged, except a collateral asset that is also borrowed, whose debt moves with it. null without debt. */
+                            healthFactorIf: {
+                                /** @example 1.0786458 */
+                                "-5": number | null;
+                                /** @example 1.0218749 */
+                                "-10": number | null;
+                                /** @example 0.9083333 */
+                                "-20": number | null;
+                                /** @example 0.7947916 */
+                                "-30": number | null;
+                            };
+                            /**
+                             * @description The smallest uniform collateral price drop, in percent (5 decimals, rounded up), at which the health factor is at most 1.0: 0 when it already is; null without debt or when no drop gets there (the debt is in the collateral assets themselves).
+                             * @example 11.92659
+                             */
+                            liquidationBuffer: number | null;
                         }[];
+                        /** @description The level bounds riskLevel was judged by (health factors; below medium: medium, and so on): your account's risk configuration of the wallet, else the defaults 1.50 / 1.25 / 1.10. */
+                        levels: {
+                            medium: number;
+                            high: number;
+                            critical: number;
+                        };
                         /** Format: date-time */
                         evaluatedAt: string;
                         /** Format: date-time */
@@ -2192,6 +2409,11 @@ export interface operations {
                             sourceAddress: string;
                             /** @description Requests in the pool invocation (a flash loan counts as one). */
                             operations: number;
+                            /**
+                             * @description The inclusion fee the transaction bids, stroops per operation, priced from getFeeStats at the feeLevel asked (the simulated resource fee is on top). Absent on proposals built before fees were priced.
+                             * @example 100
+                             */
+                            fee: string;
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -2220,7 +2442,7 @@ export interface operations {
                         };
                         warnings: {
                             /** @enum {string} */
-                            code: "INSUFFICIENT_BALANCE" | "POOL_ON_ICE" | "POOL_FROZEN" | "STALE_PRICE" | "AMOUNT_CAPPED" | "HEALTH_FACTOR_AFTER" | "APPROVAL_REQUIRED";
+                            code: "INSUFFICIENT_BALANCE" | "POOL_ON_ICE" | "POOL_FROZEN" | "STALE_PRICE" | "AMOUNT_CAPPED" | "HEALTH_FACTOR_AFTER" | "APPROVAL_REQUIRED" | "NETWORK_CONGESTED";
                             message: string;
                         }[];
                         /** @description The position as the simulation leaves it; USD values in the oracle decimals. */
@@ -2238,7 +2460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input (VALIDATION_FAILED, MALFORMED_JSON) */
+            /** @description Invalid input (VALIDATION_FAILED, MALFORMED_JSON); details[] names each field, feeLevel one of "normal", "high" */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2325,6 +2547,11 @@ export interface operations {
                                 sourceAddress: string;
                                 /** @description Requests in the pool invocation (a flash loan counts as one). */
                                 operations: number;
+                                /**
+                                 * @description The inclusion fee the transaction bids, stroops per operation, priced from getFeeStats at the feeLevel asked (the simulated resource fee is on top). Absent on proposals built before fees were priced.
+                                 * @example 100
+                                 */
+                                fee?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                             };

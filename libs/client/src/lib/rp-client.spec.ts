@@ -22,6 +22,7 @@ const RISK: Answer<'getRisk'> = {
   success: true,
   walletAddress: WALLET,
   positions: [],
+  levels: { medium: 1.5, high: 1.25, critical: 1.1 },
   evaluatedAt: '2026-05-01T12:00:00.000Z',
   timestamp: '2026-05-01T12:00:00.000Z',
 };

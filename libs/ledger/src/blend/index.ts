@@ -2,6 +2,7 @@
 export * from './errors';
 export * from './health';
 export * from './layouts';
+export * from './liquidation-scenarios';
 export * from './math';
 export * from './pool-events';
 export * from './pool-operations';

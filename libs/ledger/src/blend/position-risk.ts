@@ -3,6 +3,7 @@ import {
   RECOMMENDED_ACTION,
   type RecommendedAction,
   type RiskLevel,
+  type RiskLevelBounds,
   riskLevelOfHealthFactor,
 } from '@rp/contracts';
 import { type PositionData, healthFactor, positionData } from './health';
@@ -39,10 +40,10 @@ export function fixedToNumber(value: bigint, decimals: number): number {
   return negative ? -parsed : parsed;
 }
 
-/** The risk of a position from its totals (`positionData`). */
-export function riskOfPositionData(data: PositionData): PositionRisk {
+/** The risk of a position from its totals (`positionData`), levels from `bounds` (the defaults unless given). */
+export function riskOfPositionData(data: PositionData, bounds?: RiskLevelBounds): PositionRisk {
   const scaled = healthFactor(data);
-  const riskLevel = riskLevelOfHealthFactor(scaled);
+  const riskLevel = riskLevelOfHealthFactor(scaled, bounds);
   const decimals = data.scalar.toString().length - 1;
   return {
     healthFactorScaled: scaled,
@@ -64,8 +65,9 @@ export function assessPosition(
   reserves: readonly Reserve[],
   prices: SummaryPrices,
   positions: Positions,
+  bounds?: RiskLevelBounds,
 ): PositionRisk {
-  return riskOfPositionData(positionData(reserves, positions, priceReader(prices), prices.decimals));
+  return riskOfPositionData(positionData(reserves, positions, priceReader(prices), prices.decimals), bounds);
 }
 
 /** Whether the user has collateral or debt in the pool (plain supply is not a position at risk). */

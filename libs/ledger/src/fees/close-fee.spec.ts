@@ -6,6 +6,7 @@ import {
   cappedInclusionFee,
   inclusionFeeOf,
   networkInclusionFee,
+  repricedInclusionFee,
   resourceFeeOf,
   withInclusionFee,
 } from './close-fee';
@@ -118,5 +119,31 @@ describe('re-pricing an envelope', () => {
 
   it('refuses a total fee that does not fit the 32-bit fee field', () => {
     expect(() => withInclusionFee(unsigned(), 0xffffffffn)).toThrow(RangeError);
+  });
+});
+
+describe('repricedInclusionFee (the re-pricing steps)', () => {
+  const cap = 1_000_000n;
+  it('doubles the last bid when the network asks less', () => {
+    expect(repricedInclusionFee(100n, 100n, 50_000n, cap)).toBe(200n);
+    expect(repricedInclusionFee(200n, 150n, 50_000n, cap)).toBe(400n);
+  });
+
+  it('bids the network ask when it is more than twice the last bid', () => {
+    expect(repricedInclusionFee(100n, 1250n, 50_000n, cap)).toBe(1250n);
+  });
+
+  it('steps 100, 200, 400 ... up to the room the cap leaves beside the resource fee, then stops', () => {
+    const bids: bigint[] = [];
+    let bid: bigint | undefined = 100n;
+    while (bid !== undefined) {
+      bids.push(bid);
+      bid = repricedInclusionFee(bid, 100n, 999_000n, cap);
+    }
+    expect(bids).toEqual([100n, 200n, 400n, 800n, 1000n]);
+  });
+
+  it('has no next step when the last bid already is at the cap', () => {
+    expect(repricedInclusionFee(1000n, 5000n, 999_000n, cap)).toBeUndefined();
   });
 });

@@ -56,6 +56,25 @@ export function cappedInclusionFee(ask: bigint, resourceFee: bigint, maxTotalFee
   return fee > MIN_INCLUSION_FEE ? fee : MIN_INCLUSION_FEE;
 }
 
+/** Each re-pricing step at least doubles the last bid (docs/agent.md, Re-pricing). */
+export const REPRICE_FACTOR = 2n;
+
+/**
+ * The next bid of a close not included in the ledger after it was sent: twice the last bid or the network's ask
+ * now (`networkInclusionFee`), whichever is higher, lowered to the room `MAX_CLOSE_FEE_STROOPS` leaves beside the
+ * resource fee. `undefined` once that is no more than the last bid (the cap is reached: no higher bid is possible).
+ */
+export function repricedInclusionFee(
+  lastBid: bigint,
+  ask: bigint,
+  resourceFee: bigint,
+  maxTotalFee: bigint,
+): bigint | undefined {
+  const doubled = lastBid * REPRICE_FACTOR;
+  const fee = cappedInclusionFee(doubled > ask ? doubled : ask, resourceFee, maxTotalFee);
+  return fee > lastBid ? fee : undefined;
+}
+
 /** What `rpc.Server.getFeeStats` (or `LedgerRpc.getFeeStats`) offers the reader. */
 export interface FeeStatsSource {
   getFeeStats(): Promise<{ readonly sorobanInclusionFee: InclusionFeeDistribution }>;

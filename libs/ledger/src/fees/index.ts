@@ -1,1 +1,2 @@
 export * from './close-fee';
+export * from './fee-level';

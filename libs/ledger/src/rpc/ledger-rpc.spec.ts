@@ -12,7 +12,11 @@ interface RpcRequest {
   params: Record<string, unknown> | null;
 }
 
-type Reply = { result: unknown } | { error: { code: number; message: string } } | { status: number } | 'hang';
+type Reply =
+  | { result: unknown }
+  | { error: { code: number; message: string } }
+  | { status: number; headers?: Record<string, string> }
+  | 'hang';
 
 /** A JSON-RPC endpoint on 127.0.0.1 that answers each request with whatever the test's script says. */
 class ScriptedRpc {
@@ -27,7 +31,7 @@ class ScriptedRpc {
         const reply = this.script(request, this.requests.length);
         if (reply === 'hang') return;
         if ('status' in reply) {
-          res.writeHead(reply.status).end('unavailable');
+          res.writeHead(reply.status, reply.headers).end('unavailable');
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -125,6 +129,55 @@ describe('LedgerRpc', () => {
       [`getHealth ${new URL(primary).origin} unreachable`]: 1,
       [`getHealth ${new URL(fallback).origin} success`]: 2,
     });
+  });
+
+  it('on a 429, moves to the next endpoint and rests the first for its Retry-After, not the cooldown', async () => {
+    const [limited, primary] = await serve(() => ({ status: 429, headers: { 'retry-after': '600' } }));
+    const [, fallback] = await serve(() => LATEST);
+    const client = fast({ rpcUrl: `${primary},${fallback}`, cooldownMs: 1 });
+    await expect(client.getLatestLedger()).resolves.toMatchObject({ sequence: 42 });
+    // A 1 ms cooldown would have ended by now; the endpoint's own 600 s keeps it out.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await client.getLatestLedger();
+    expect(limited.requests).toHaveLength(1);
+    expect(client.originInUse()).toBe(new URL(fallback).origin);
+    expect(client.endpoints()[0]).toMatchObject({ origin: new URL(primary).origin, resting: 'failure' });
+  });
+
+  it('moves off an endpoint whose latest ledger stands still while another one is ahead', async () => {
+    const [, primary] = await serve(() => LATEST);
+    const [, fallback] = await serve(() => ({ result: { id: 'cd', sequence: 50, protocolVersion: 23 } }));
+    const client = fast({ rpcUrl: `${primary},${fallback}`, staleAfterMs: 0 });
+    await expect(client.getLatestLedger()).resolves.toMatchObject({ sequence: 50 });
+    expect(client.originInUse()).toBe(new URL(fallback).origin);
+    expect(client.endpoints()).toEqual([
+      { origin: new URL(primary).origin, inUse: false, resting: 'stale', latestLedger: 42 },
+      { origin: new URL(fallback).origin, inUse: true, resting: null, latestLedger: 50 },
+    ]);
+  });
+
+  it('keeps a stalled endpoint when no other one is ahead (the network stands still)', async () => {
+    const [primaryServer, primary] = await serve(() => LATEST);
+    const [, fallback] = await serve(() => LATEST);
+    const client = fast({ rpcUrl: `${primary},${fallback}`, staleAfterMs: 0 });
+    await client.getLatestLedger();
+    await client.getLatestLedger();
+    expect(primaryServer.requests.map((request) => request.method)).toEqual(['getLatestLedger', 'getLatestLedger']);
+    expect(client.originInUse()).toBe(new URL(primary).origin);
+  });
+
+  it('names the endpoint in use in the in-use gauge, by origin', async () => {
+    const primary = await refusedUrl();
+    const [, fallback] = await serve(() => HEALTHY);
+    const registry = new Registry();
+    const client = fast({ rpcUrl: `${primary},${fallback}/key-in-path`, registry });
+    await client.getHealth();
+    const gauge = (await registry.getMetricsAsJSON()).find((metric) => metric.name === 'ledger_rpc_endpoint_in_use');
+    expect(gauge?.values).toEqual([
+      { labels: { origin: new URL(primary).origin }, value: 0 },
+      { labels: { origin: new URL(fallback).origin }, value: 1 },
+    ]);
+    expect(await registry.metrics()).not.toContain('key-in-path');
   });
 
   it('gives up on a hung endpoint quickly with kind "timeout"', async () => {

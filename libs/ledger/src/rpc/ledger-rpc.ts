@@ -10,14 +10,15 @@ import {
 import type { Registry } from 'prom-client';
 import { networkPassphrase } from '../network/ledger-network';
 import { backoffDelay, sleep, withDeadline } from './backoff';
-import { EndpointPool, type RpcEndpoint, withSignal } from './endpoint-pool';
+import { EndpointPool, type EndpointView, type RpcEndpoint, withSignal } from './endpoint-pool';
 import { type AttemptFailure, LedgerRpcError, NetworkMismatchError, classifyFailure } from './rpc-errors';
 import { RpcMetrics } from './rpc-metrics';
+import { parseRpcUrlList } from './rpc-url-list';
 
 export interface LedgerRpcOptions {
-  /** Primary RPC (`CONTRACT_RPC_URL`). */
+  /** The RPC (`CONTRACT_RPC_URL`): one URL or a comma-separated list, the first the primary, the rest in order. */
   rpcUrl: string;
-  /** Tried in order when the primary does not answer. */
+  /** Tried in order after those of `rpcUrl`. */
   fallbackRpcUrls?: readonly string[];
   /** Deadline of one attempt; default 10 s. */
   timeoutMs?: number;
@@ -25,8 +26,10 @@ export interface LedgerRpcOptions {
   maxAttempts?: number;
   /** First backoff step; doubles per attempt, jittered; default 250 ms. */
   backoffMs?: number;
-  /** How long a failing endpoint is skipped; default 30 s. */
+  /** How long a failing endpoint is skipped when it does not send `Retry-After`; default 30 s. */
   cooldownMs?: number;
+  /** How long an endpoint's latest ledger may stand still before another endpoint is asked; default 15 s. */
+  staleAfterMs?: number;
   registry?: Registry;
   network?: LedgerNetwork;
 }
@@ -58,15 +61,34 @@ export class LedgerRpc {
   private readonly maxAttempts: number;
   private readonly backoffMs: number;
   private passphrase?: Promise<string>;
+  private probedAt = 0;
 
   constructor(options: LedgerRpcOptions) {
     this.network = options.network;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 3);
     this.backoffMs = options.backoffMs ?? 250;
-    this.pool = new EndpointPool([options.rpcUrl, ...(options.fallbackRpcUrls ?? [])], options.cooldownMs ?? 30_000);
+    this.pool = new EndpointPool([...parseRpcUrlList(options.rpcUrl), ...(options.fallbackRpcUrls ?? [])], {
+      cooldownMs: options.cooldownMs ?? 30_000,
+      staleAfterMs: options.staleAfterMs,
+    });
     this.pool.setRequestTimeout(this.timeoutMs);
-    this.metrics = options.registry ? new RpcMetrics(options.registry) : undefined;
+    this.metrics = options.registry ? new RpcMetrics(options.registry, () => this.endpoints()) : undefined;
+  }
+
+  /** The origin calls go to now (the only part of its URL that may be shown). */
+  originInUse(): string {
+    return this.pool.pick().origin;
+  }
+
+  /** The full URL calls go to now, for a client that needs one URL (never to be shown or logged). */
+  urlInUse(): string {
+    return this.pool.pick().url;
+  }
+
+  /** Every endpoint by origin: in use, resting and why, the latest ledger it was seen at. */
+  endpoints(): EndpointView[] {
+    return this.pool.view();
   }
 
   getHealth(): Promise<rpc.Api.GetHealthResponse> {
@@ -183,22 +205,56 @@ export class LedgerRpc {
           this.timeoutMs,
         );
         failure = policy.retryAnswer?.(answer);
-        this.observe(method, endpoint, failure?.kind ?? 'success', started);
         if (!failure) {
           this.pool.recovered(endpoint);
-          return answer;
+          const seen = latestLedgerOf(answer);
+          if (seen !== undefined) this.pool.observeLedger(endpoint, seen);
+          // An answer from an endpoint behind the network is used only when no attempt is left to ask another.
+          const behind = attempt < this.maxAttempts && (await this.isBehind(endpoint));
+          this.observe(method, endpoint, behind ? 'stale' : 'success', started);
+          if (!behind) return answer;
+          this.pool.rest(endpoint, undefined, 'stale');
+          continue;
         }
+        this.observe(method, endpoint, failure.kind, started);
       } catch (error) {
         failure = classifyFailure(error);
         this.observe(method, endpoint, failure?.kind ?? 'error', started);
         if (!failure) throw error;
-        if (failure.failover) this.pool.rest(endpoint);
+        if (failure.failover) this.pool.rest(endpoint, failure.restMs);
       }
       if (!failure.retryable || attempt >= this.maxAttempts) {
         throw new LedgerRpcError(failure, method, endpoint.origin, attempt);
       }
       await sleep(backoffDelay(attempt, this.backoffMs));
     }
+  }
+
+  /**
+   * Whether `endpoint` is behind the network: its latest ledger has stood still for `staleAfterMs` and another
+   * endpoint is at a later one. The others are asked for their latest ledger (once per stall period) only when it
+   * has stalled, so a healthy primary costs nothing extra.
+   */
+  private async isBehind(endpoint: RpcEndpoint): Promise<boolean> {
+    if (!this.pool.stalled(endpoint)) return false;
+    if (this.pool.behind(endpoint)) return true;
+    const now = Date.now();
+    if (now - this.probedAt < this.pool.staleAfterMs) return false;
+    this.probedAt = now;
+    await Promise.all(
+      this.pool.others(endpoint).map(async (other) => {
+        try {
+          const latest = await withDeadline(
+            (signal) => withSignal(signal, () => other.server.getLatestLedger()),
+            this.timeoutMs,
+          );
+          this.pool.observeLedger(other, latest.sequence);
+        } catch {
+          // An endpoint that does not answer is no better: it is not counted as ahead.
+        }
+      }),
+    );
+    return this.pool.behind(endpoint);
   }
 
   private observe(
@@ -209,4 +265,13 @@ export class LedgerRpc {
   ): void {
     this.metrics?.observe(method, endpoint.origin, outcome, (performance.now() - started) / 1000);
   }
+}
+
+/** The latest ledger an answer reports (`getLatestLedger`'s `sequence`, or the `latestLedger` most answers carry). */
+function latestLedgerOf(answer: unknown): number | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const record = answer as Record<string, unknown>;
+  if (typeof record['latestLedger'] === 'number') return record['latestLedger'];
+  if (typeof record['sequence'] === 'number' && 'protocolVersion' in record) return record['sequence'];
+  return undefined;
 }

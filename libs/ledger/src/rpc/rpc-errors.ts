@@ -10,6 +10,8 @@ export interface AttemptFailure {
   detail: string;
   rpcCode?: number;
   rpcMessage?: string;
+  /** How long the endpoint asked to be left alone (`Retry-After` of a 429 or 503), in ms. */
+  restMs?: number;
 }
 
 /**
@@ -90,7 +92,10 @@ export function classifyFailure(error: unknown): AttemptFailure | undefined {
   const response = isRecord(error['response']) ? error['response'] : undefined;
   const status = typeof response?.['status'] === 'number' ? response['status'] : undefined;
   if (status !== undefined) {
-    if (status >= 500 || status === 429) return transport('unreachable', `HTTP ${status}`);
+    if (status >= 500 || status === 429) {
+      const restMs = retryAfterMs(response?.['headers']);
+      return { ...transport('unreachable', `HTTP ${status}`), ...(restMs !== undefined && { restMs }) };
+    }
     return { kind: 'rejected', retryable: false, failover: false, detail: `HTTP ${status}` };
   }
   const code = typeof error['code'] === 'string' ? error['code'] : undefined;
@@ -108,4 +113,21 @@ export function classifyFailure(error: unknown): AttemptFailure | undefined {
     return { kind: 'rejected', retryable, failover: false, detail: `JSON-RPC ${rpcCode}`, rpcCode, rpcMessage };
   }
   return undefined;
+}
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3: delay-seconds or an HTTP date) of an answer's headers, in ms from now;
+ * `undefined` when absent or unreadable. Headers are read by shape (axios' `AxiosHeaders` or a plain record).
+ */
+export function retryAfterMs(headers: unknown, now: number = Date.now()): number | undefined {
+  if (!isRecord(headers)) return undefined;
+  const getter = headers['get'];
+  const raw: unknown =
+    typeof getter === 'function' ? (getter as (name: string) => unknown).call(headers, 'retry-after') : undefined;
+  const value = raw ?? headers['retry-after'] ?? headers['Retry-After'];
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const text = String(value).trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -26,6 +26,8 @@ export interface InvocationToPrepare {
   readonly network: LedgerNetwork;
   /** Error names of the invoked contract, to name a refused simulation's code. */
   readonly errorNames?: ContractErrorNames;
+  /** Inclusion fee in stroops (the simulation's resource fee is added on top); default the network minimum. */
+  readonly inclusionFee?: bigint;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function prepareInvocation(rpc: LedgerRpc, request: InvocationToPre
     sequence: request.source.sequence,
     validUntil: request.validUntil,
     network: request.network,
+    ...(request.inclusionFee !== undefined && { fee: request.inclusionFee.toString() }),
   });
   const simulation = await simulateForAssembly(rpc, draft, request.errorNames);
   const transaction = assemble(draft, simulation);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   Account,
   Address,
+  FeeBumpTransaction,
   Keypair,
   Operation,
   type Transaction,
@@ -15,8 +16,24 @@ import { TOKEN_CONTRACT_ERRORS } from '../token/token-errors';
 import { simulate } from '../transactions/simulate';
 import type { ExactExpectation, ExactTransfer } from './exact-transfer';
 
-/** Inclusion fee per operation offered with a settlement (the network minimum; fee bumps pay it twice). */
+/**
+ * The least inclusion fee per operation a settlement offers (the network minimum; fee bumps pay it twice). A
+ * settlement bids what `getFeeStats` asks (`settlementInclusionFee`), never less than this.
+ */
 export const SETTLEMENT_INCLUSION_FEE = 100;
+
+/**
+ * The inclusion fee per operation a settlement bids: the network's ask (`CloseFeeReader`, p95 of recent Soroban
+ * inclusion fees + 25%), lowered so the sponsor's total (resource fee plus the inclusion fee, twice through a
+ * lane's fee bump) stays within `maxFee` (`X402_MAX_SETTLEMENT_FEE_STROOPS`), never below the minimum (a settlement
+ * whose minimum total is above the cap is refused by `buildSettlement`).
+ */
+export function settlementInclusionFee(ask: bigint, resourceFee: bigint, maxFee: bigint, laneFeeBump: boolean): bigint {
+  const room = (maxFee - resourceFee) / (laneFeeBump ? 2n : 1n);
+  const fee = ask < room ? ask : room;
+  const floor = BigInt(SETTLEMENT_INCLUSION_FEE);
+  return fee > floor ? fee : floor;
+}
 
 /** What the simulation of a settlement shows, and what it will cost the sponsor. */
 export interface SettlementSimulation {
@@ -125,6 +142,8 @@ export interface SettlementRequest {
   lane: Keypair;
   /** Its current sequence number; the settlement uses the next. */
   laneSequence: string;
+  /** Inclusion fee per operation to bid (`settlementInclusionFee`); default the minimum. */
+  inclusionFee?: bigint;
   /** Pays the fees (by fee bump when the lane is another account). */
   sponsor: Keypair;
   passphrase: string;
@@ -163,6 +182,7 @@ export class SettlementFeeTooHighError extends Error {
 export function buildSettlement(request: SettlementRequest): Settlement {
   const { lane, sponsor, passphrase, simulation } = request;
   if (simulation.totalFee > request.maxFee) throw new SettlementFeeTooHighError(simulation.totalFee, request.maxFee);
+  const inclusionFee = request.inclusionFee ?? BigInt(SETTLEMENT_INCLUSION_FEE);
   const inner = settlementTransaction({
     transfer: request.transfer,
     source: lane.publicKey(),
@@ -170,22 +190,71 @@ export function buildSettlement(request: SettlementRequest): Settlement {
     passphrase,
     validUntil: request.validUntil,
     // The builder adds the resource fee of the Soroban data to this inclusion fee.
-    fee: SETTLEMENT_INCLUSION_FEE,
+    fee: inclusionFee,
     transactionData: simulation.transactionData,
   });
   inner.sign(lane);
   if (lane.publicKey() === sponsor.publicKey()) {
-    return {
-      envelope: inner.toEnvelope().toXDR('base64'),
-      hash: inner.hash().toString('hex'),
-      maxFee: BigInt(inner.fee),
-    };
+    const fee = BigInt(inner.fee);
+    if (fee > request.maxFee) throw new SettlementFeeTooHighError(fee, request.maxFee);
+    return { envelope: inner.toEnvelope().toXDR('base64'), hash: inner.hash().toString('hex'), maxFee: fee };
   }
-  const bump = TransactionBuilder.buildFeeBumpTransaction(sponsor, String(SETTLEMENT_INCLUSION_FEE), inner, passphrase);
+  const bump = TransactionBuilder.buildFeeBumpTransaction(sponsor, String(inclusionFee), inner, passphrase);
   bump.sign(sponsor);
   const maxFee = BigInt(bump.fee);
   if (maxFee > request.maxFee) throw new SettlementFeeTooHighError(maxFee, request.maxFee);
   return { envelope: bump.toEnvelope().toXDR('base64'), hash: bump.hash().toString('hex'), maxFee };
+}
+
+/**
+ * stellar-core replaces a queued transaction only with a fee bump of the same inner transaction bidding at least
+ * this many times its inclusion fee per operation (`canReplaceByFee`, `FEE_MULTIPLIER`).
+ */
+export const REPLACE_BY_FEE_MULTIPLIER = 10n;
+
+export interface SettlementRepricing {
+  /** The settlement as recorded and sent: a sponsor fee bump of the lane's signed transaction, or the sponsor's own. */
+  envelope: string;
+  sponsor: Keypair;
+  passphrase: string;
+  /** The inclusion fee per operation the network asks now. */
+  ask: bigint;
+  /** The most the sponsor may pay for it, in stroops (`X402_MAX_SETTLEMENT_FEE_STROOPS`). */
+  maxFee: bigint;
+}
+
+/**
+ * The same settlement bidding more: a new sponsor fee bump of the very same signed transaction (same source, same
+ * sequence number, so at most one of the two can ever apply), at the network's ask or 10x the current bid, whichever
+ * is higher (the queue replaces the waiting one only at 10x). `undefined` when the network asks no more than the
+ * settlement bids, or when the new bid does not fit the cap: the settlement keeps waiting at its bid. Nothing else changes: the payer's authorization, our resources, the bounds.
+ */
+export function repriceSettlement(request: SettlementRepricing): Settlement | undefined {
+  const { inner, resourceFee, bid } = settlementParts(request.envelope, request.passphrase);
+  const operations = BigInt(inner.operations.length);
+  // The network asks no more than the settlement bids: waiting is not about its fee, a higher one would not help.
+  if (request.ask <= bid) return undefined;
+  const needed = bid * REPLACE_BY_FEE_MULTIPLIER;
+  const rate = request.ask > needed ? request.ask : needed;
+  // The fee bump spreads its rate over the inner operations and itself, plus the resource fee.
+  if (rate * (operations + 1n) + resourceFee > request.maxFee) return undefined;
+  const bump = TransactionBuilder.buildFeeBumpTransaction(request.sponsor, rate.toString(), inner, request.passphrase);
+  bump.sign(request.sponsor);
+  return { envelope: bump.toEnvelope().toXDR('base64'), hash: bump.hash().toString('hex'), maxFee: BigInt(bump.fee) };
+}
+
+/** The inclusion fee per operation a settlement envelope bids (a fee bump spreads it over one more operation). */
+export function settlementInclusionBid(envelopeXdr: string, passphrase: string): bigint {
+  return settlementParts(envelopeXdr, passphrase).bid;
+}
+
+function settlementParts(envelopeXdr: string, passphrase: string) {
+  const sent = TransactionBuilder.fromXDR(envelopeXdr, passphrase);
+  const inner = sent instanceof FeeBumpTransaction ? sent.innerTransaction : sent;
+  const data = inner.toEnvelope().v1().tx().ext();
+  const resourceFee = data.switch() === 1 ? BigInt(data.sorobanData().resourceFee().toString()) : 0n;
+  const sentOperations = BigInt(inner.operations.length + (sent instanceof FeeBumpTransaction ? 1 : 0));
+  return { inner, resourceFee, bid: (BigInt(sent.fee) - resourceFee) / sentOperations };
 }
 
 interface SettlementTransactionParts {
@@ -194,7 +263,7 @@ interface SettlementTransactionParts {
   sequence: string;
   passphrase: string;
   validUntil: number;
-  fee: number;
+  fee: number | bigint;
   transactionData?: xdr.SorobanTransactionData;
 }
 

@@ -4,6 +4,7 @@ import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { ExactStellarScheme as ExactStellarClient } from '@x402/stellar/exact/client';
 import { networkFromCaip2, networkPassphrase } from '../network/ledger-network';
 import type { LedgerRpc } from '../rpc/ledger-rpc';
+import { parseRpcUrlList } from '../rpc/rpc-url-list';
 import { TokenClient } from '../token/token-client';
 import type { LedgerWallet } from '../wallet/ledger-wallet';
 import { brokenExactRule, readExactTransfer } from './exact-transfer';
@@ -114,7 +115,7 @@ export class KeyPurchaseClient {
     this.client = new x402HTTPClient(
       new x402Client().register(
         this.network,
-        new ExactStellarClient({ address: wallet.address, signAuthEntry: wallet.signAuthEntry }, { url: options.rpcUrl }),
+        new ExactStellarClient({ address: wallet.address, signAuthEntry: wallet.signAuthEntry }, { url: options.ledger?.urlInUse() ?? parseRpcUrlList(options.rpcUrl)[0] }),
       ),
     );
     this.url = `${options.gatewayUrl.replace(/\/$/, '')}/api/v1/keys/subscribe`;

@@ -1,7 +1,6 @@
-import { AppProcess, freePort } from '@rp/dev';
+import { ALL_APPS, AppProcess, type AppName, freePort, whenReady } from '@rp/dev';
 
-export const ALL_APPS = ['gateway', 'subscription', 'txb', 'notifications', 'agent'] as const;
-export type AppName = (typeof ALL_APPS)[number];
+export { ALL_APPS, type AppName };
 
 export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 export const DEMO_MNEMONIC = 'illness spike retreat truth genius clock brain pass fit cave bargain toe';
@@ -19,12 +18,5 @@ export function baseEnv(app: AppName): Record<string, string> {
 
 /** Starts an app from source on a free port and waits for `/health/ready`. */
 export async function startApp(app: AppName, env: Record<string, string> = {}): Promise<AppProcess> {
-  const process = new AppProcess({ app, port: await freePort(), env: { ...baseEnv(app), ...env } });
-  try {
-    await process.waitReady(60_000);
-  } catch (error) {
-    await process.stop();
-    throw new Error(`${(error as Error).message}\n${process.lines.slice(-20).join('\n')}`);
-  }
-  return process;
+  return whenReady(new AppProcess({ app, port: await freePort(), env: { ...baseEnv(app), ...env } }));
 }

@@ -1,4 +1,4 @@
-import { EntityParseError, parseFormatted, parseHtml, parseMarkdown, parseMarkdownV2 } from './telegram-format';
+import { EntityParseError, parseFormatted, parseHtml } from './telegram-format';
 
 describe('Telegram formatting', () => {
   it('HTML: decodes entities, nests tags and keeps pre languages', () => {
@@ -19,27 +19,10 @@ describe('Telegram formatting', () => {
     expect(() => parseHtml('<b')).toThrow('Unclosed start tag at byte offset 0');
   });
 
-  it('MarkdownV2: parses entities and escapes, and insists reserved characters are escaped', () => {
-    const parsed = parseMarkdownV2('*Paid* 10\\.5 XLM [link](https://x.test/a\\)b) `a.b`');
-    expect(parsed.text).toBe('Paid 10.5 XLM link a.b');
-    expect(parsed.entities).toEqual([
-      { type: 'bold', offset: 0, length: 4 },
-      { type: 'text_link', offset: 14, length: 4, url: 'https://x.test/a)b' },
-      { type: 'code', offset: 19, length: 3 },
-    ]);
-    expect(() => parseMarkdownV2('Total: 10.5')).toThrow(
-      "Character '.' is reserved and must be escaped with the preceding '\\'",
-    );
-    expect(() => parseMarkdownV2('a *bold')).toThrow("Can't find end of Bold entity at byte offset 2");
-  });
-
-  it('legacy Markdown: simple entities and unclosed-entity errors', () => {
-    expect(parseMarkdown('*a* _b_ 1.5').text).toBe('a b 1.5');
-    expect(() => parseMarkdown('x *a')).toThrow("Can't find end of the entity starting at byte offset 2");
-  });
-
   it('passes text through without a parse mode and refuses unknown modes', () => {
     expect(parseFormatted('<b>raw</b>', undefined)).toEqual({ text: '<b>raw</b>', entities: [] });
     expect(() => parseFormatted('x', 'BBCode')).toThrow(RangeError);
+    // The product sends HTML only: the Markdown modes are not played.
+    expect(() => parseFormatted('*x*', 'MarkdownV2')).toThrow(RangeError);
   });
 });

@@ -208,6 +208,7 @@ export class ControlApi {
         count: body.count === 'forever' ? Infinity : optionalInt(body.count),
         latencyMs: optionalInt(body.latencyMs),
         status: optionalInt(body.status),
+        retryAfter: optionalInt(body.retryAfter),
       });
     } catch (error) {
       throw new BadRequestError((error as Error).message);

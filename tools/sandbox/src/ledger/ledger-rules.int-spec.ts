@@ -235,4 +235,28 @@ describe('sandbox ledger rules', () => {
     expect(sandbox.ledger.account(wallet.address)?.balance).toBe(before.wallet);
     expect((sandbox.ledger.account(other.publicKey())?.balance ?? 0n) < before.other).toBe(true);
   });
+
+  it('replaces a queued transaction by a fee bump of it bidding 10x its rate, as stellar-core does; only that applies', async () => {
+    const tx = await prepared(wallet.address, transfer(wallet.address, other.publicKey(), 3n));
+    wallet.signTransaction(tx);
+    const resourceFee = BigInt(tx.fee) - 100n;
+    const bump = (rate: bigint) => {
+      // The outer fee is the rate for both operations (the inner one and the bump's) plus the resource fee.
+      const envelope = TransactionBuilder.buildFeeBumpTransaction(other, rate.toString(), tx, Networks.TESTNET);
+      envelope.sign(other);
+      return envelope;
+    };
+    expect(resourceFee).toBeGreaterThan(0n);
+    const first = await server.sendTransaction(tx);
+    expect(first.status).toBe('PENDING');
+    // 9x the queued rate is not enough, and a different transaction of the same source never replaces it.
+    expect((await server.sendTransaction(bump(900n))).status).toBe('TRY_AGAIN_LATER');
+    const replacement = await server.sendTransaction(bump(1000n));
+    expect(replacement.status).toBe('PENDING');
+    expect(sandbox.ledger.queued.map((queued) => queued.hash)).toContain(replacement.hash);
+    expect(sandbox.ledger.queued.map((queued) => queued.hash)).not.toContain(first.hash);
+    sandbox.ledger.closeLedger();
+    expect((await server.getTransaction(replacement.hash)).status).toBe('SUCCESS');
+    expect((await server.getTransaction(first.hash)).status).toBe('NOT_FOUND');
+  });
 });

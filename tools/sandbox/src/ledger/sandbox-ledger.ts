@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { Address, Keypair, Networks, StrKey, hash, xdr } from '@stellar/stellar-sdk';
+import { Address, FeeBumpTransaction, Keypair, Networks, StrKey, hash, xdr } from '@stellar/stellar-sdk';
 import { networkIdOf } from './host/authorization';
 import { PERSISTENT_TTL } from './host/invocation';
 import type { NativeContractKind } from './host/native-contract';
-import { selectForLedger } from './congestion/surge-pricing';
+import { feeRate, selectForLedger } from './congestion/surge-pricing';
 import { executeHostFunction, type Execution, type ExecutionSettings } from './execution';
 import { LedgerHistory, type ClosedLedger, type TransactionRecord } from './ledger-history';
 import { applyTransaction } from './transactions/apply';
@@ -62,6 +62,14 @@ export type SubmitOutcome =
     };
 
 /** The account contracts are deployed from: deterministic addresses for the same salt. */
+/**
+ * stellar-core's `TRANSACTION_QUEUE_TIMEOUT_LEDGERS` (4) and `TRANSACTION_QUEUE_BAN_LEDGERS` (10): a transaction left
+ * out of this many ledgers leaves the queue (the source account may then queue another, e.g. the same one re-signed
+ * at a higher fee), and the same hash sent again within the ban answers `TRY_AGAIN_LATER`.
+ */
+export const QUEUE_TIMEOUT_LEDGERS = 4;
+export const QUEUE_BAN_LEDGERS = 10;
+
 const DEPLOYER = Keypair.fromRawEd25519Seed(hash(Buffer.from('rp-sandbox-deployer'))).publicKey();
 
 /**
@@ -76,6 +84,10 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
   private readonly state = new LedgerState();
   private readonly kinds = new Map<string, NativeContractKind>();
   private readonly queue: ParsedEnvelope[] = [];
+  /** The first ledger each queued transaction could enter. */
+  private readonly firstChance = new WeakMap<ParsedEnvelope, number>();
+  /** Hashes that timed out of the queue, and the last ledger of their ban. */
+  private readonly banned = new Map<string, number>();
   private records: LedgerHistory;
   /** Contract events of setup calls (`invokePrivileged`) waiting for the next ledger, as base64 XDR. */
   private readonly setupEvents: string[] = [];
@@ -257,13 +269,22 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     if (this.records.transaction(parsed.hash) || this.queue.some((queued) => queued.hash === parsed.hash)) {
       return { status: 'DUPLICATE', hash: parsed.hash };
     }
-    // Like stellar-core, one transaction per source account waits in the queue at a time.
-    if (this.queue.some((queued) => queued.inner.source === parsed.inner.source)) {
+    // Like stellar-core, one transaction per source account waits in the queue at a time, unless the newcomer
+    // replaces it by fee: a fee bump of the same inner transaction bidding at least 10x its rate. A hash that timed
+    // out of the queue is banned for a while.
+    const ban = this.banned.get(parsed.hash);
+    const waiting = this.queue.findIndex((queued) => queued.inner.source === parsed.inner.source);
+    if (
+      (ban !== undefined && ban > this.latest.sequence) ||
+      (waiting >= 0 && !replacesByFee(this.queue[waiting], parsed))
+    ) {
       return { status: 'TRY_AGAIN_LATER', hash: parsed.hash };
     }
     const code = checkEnvelope(parsed, this.state, this.nextCloseTime(), this.latest.sequence + 1);
     if (code) return { status: 'ERROR', hash: parsed.hash, code, errorResult: rejectionResult(code) };
-    this.queue.push(parsed);
+    if (waiting >= 0) this.queue.splice(waiting, 1, parsed);
+    else this.queue.push(parsed);
+    this.firstChance.set(parsed, this.latest.sequence + 1);
     return { status: 'PENDING', hash: parsed.hash };
   }
 
@@ -296,7 +317,7 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     const sequence = this.latest.sequence + 1;
     const valid = this.queue.filter((parsed) => !checkEnvelope(parsed, this.state, closeTime, sequence));
     const { included, waiting, baseFee } = selectForLedger(valid, this.maxSorobanTransactions);
-    this.queue.splice(0, this.queue.length, ...waiting);
+    this.queue.splice(0, this.queue.length, ...this.notTimedOut(waiting, sequence));
     const applied: TransactionRecord[] = [];
     for (const parsed of included) {
       if (checkEnvelope(parsed, this.state, closeTime, sequence)) continue; // invalidated by an earlier one
@@ -314,10 +335,21 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     return ledger;
   }
 
+  /** The waiting transactions left out of fewer than `QUEUE_TIMEOUT_LEDGERS` ledgers; the others are banned. */
+  private notTimedOut(waiting: readonly ParsedEnvelope[], sequence: number): ParsedEnvelope[] {
+    for (const [hash, until] of this.banned) if (until <= sequence) this.banned.delete(hash);
+    return waiting.filter((parsed) => {
+      const timedOut = sequence - (this.firstChance.get(parsed) ?? sequence) + 1 >= QUEUE_TIMEOUT_LEDGERS;
+      if (timedOut) this.banned.set(parsed.hash, sequence + QUEUE_BAN_LEDGERS);
+      return !timedOut;
+    });
+  }
+
   /** Forgets everything: state, queue, history. Registered contract kinds stay known. */
   reset(): void {
     this.state.clear();
     this.queue.length = 0;
+    this.banned.clear();
     this.setupEvents.length = 0;
     this.records = this.freshHistory();
   }
@@ -350,4 +382,17 @@ function invokeContract(contract: string, fn: string, args: readonly xdr.ScVal[]
       args: [...args],
     }),
   );
+}
+
+/** stellar-core's `FEE_MULTIPLIER`: a replacement bids at least this many times the queued rate. */
+const REPLACE_BY_FEE_MULTIPLIER = 10n;
+
+/**
+ * Whether `newcomer` replaces `queued` in the queue, as stellar-core's `canReplaceByFee` decides: a fee bump of the
+ * same inner transaction whose inclusion fee per operation is at least 10x the queued one's. Only one of them can
+ * ever apply (the same inner transaction, the same sequence number).
+ */
+function replacesByFee(queued: ParsedEnvelope, newcomer: ParsedEnvelope): boolean {
+  if (!(newcomer.envelope instanceof FeeBumpTransaction) || newcomer.innerHash !== queued.innerHash) return false;
+  return feeRate(newcomer) >= REPLACE_BY_FEE_MULTIPLIER * feeRate(queued);
 }

@@ -22,6 +22,8 @@ export interface FaultRule {
   remaining: number;
   readonly latencyMs: number;
   readonly status: number;
+  /** `Retry-After` (seconds) sent with an `http-error` (a 429 or 503 that says when to come back). */
+  readonly retryAfter?: number;
 }
 
 export interface FaultRequest {
@@ -30,6 +32,7 @@ export interface FaultRequest {
   readonly count?: number;
   readonly latencyMs?: number;
   readonly status?: number;
+  readonly retryAfter?: number;
 }
 
 export class FaultInjector {
@@ -48,6 +51,7 @@ export class FaultInjector {
       remaining: request.count ?? 1,
       latencyMs: request.latencyMs ?? 1000,
       status: request.status ?? 503,
+      ...(request.retryAfter !== undefined && { retryAfter: request.retryAfter }),
     };
     this.rules.push(rule);
     return rule;

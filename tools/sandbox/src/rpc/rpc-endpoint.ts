@@ -47,6 +47,7 @@ export class RpcEndpoint {
     const { latencyMs, fault } = this.faults.take(method);
     if (latencyMs > 0) await delay(latencyMs);
     if (fault?.kind === 'http-error') {
+      if (fault.retryAfter !== undefined) res.setHeader('retry-after', String(fault.retryAfter));
       sendJson(res, fault.status, { error: 'injected fault' });
       return;
     }

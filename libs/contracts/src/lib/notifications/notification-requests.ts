@@ -17,6 +17,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import type { RiskAlert } from '../risk/risk-alert';
 import { RECOMMENDED_ACTIONS, type RecommendedAction } from '../risk/risk-level';
 import { IsContractAddress, IsLedgerAccountAddress, IsRiskLevel } from '../validation/ledger-validators';
 import { CHANNELS, type Channel } from './channel';
@@ -104,8 +105,8 @@ export class WalletChannelQuery extends WalletQuery {
   channel!: Channel;
 }
 
-/** The spec's "Alert" table, as an external system sends it. */
-export class AlertPayload {
+/** The alert (`RiskAlert`) as an external system sends it: its level in either vocabulary. */
+export class AlertPayload implements Omit<RiskAlert, 'riskLevel'> {
   @IsString()
   @MinLength(1)
   @MaxLength(128)

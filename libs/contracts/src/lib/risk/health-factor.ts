@@ -12,13 +12,38 @@ export const RISK_THRESHOLDS: Readonly<Record<Exclude<RiskLevel, 'critical'>, bi
 };
 
 /**
- * Risk level of a health factor given in 7-decimal fixed point. `null` means the position has no debt,
- * which is always `low`.
+ * The health factors (7 decimals) below which a position is at each level: below `medium` it is medium, below
+ * `high` high, below `critical` critical (strictly decreasing). A wallet's risk configuration may set its own.
  */
-export function riskLevelOfHealthFactor(scaledHealthFactor: bigint | null): RiskLevel {
+export interface RiskLevelBounds {
+  readonly medium: bigint;
+  readonly high: bigint;
+  readonly critical: bigint;
+}
+
+/** DECISIONS.md's bounds: 1.50 / 1.25 / 1.10. */
+export const DEFAULT_RISK_BOUNDS: RiskLevelBounds = {
+  medium: RISK_THRESHOLDS.low,
+  high: RISK_THRESHOLDS.medium,
+  critical: RISK_THRESHOLDS.high,
+};
+
+/**
+ * Risk level of a health factor given in 7-decimal fixed point, against `bounds` (lower bounds inclusive: at
+ * exactly `medium` a position is still low). `null` means the position has no debt, which is always `low`.
+ */
+export function riskLevelOfHealthFactor(
+  scaledHealthFactor: bigint | null,
+  bounds: RiskLevelBounds = DEFAULT_RISK_BOUNDS,
+): RiskLevel {
   if (scaledHealthFactor === null) return 'low';
-  if (scaledHealthFactor >= RISK_THRESHOLDS.low) return 'low';
-  if (scaledHealthFactor >= RISK_THRESHOLDS.medium) return 'medium';
-  if (scaledHealthFactor >= RISK_THRESHOLDS.high) return 'high';
+  if (scaledHealthFactor >= bounds.medium) return 'low';
+  if (scaledHealthFactor >= bounds.high) return 'medium';
+  if (scaledHealthFactor >= bounds.critical) return 'high';
   return 'critical';
+}
+
+/** A health factor as a number (`1.25`) in 7-decimal fixed point, rounded to the nearest unit. */
+export function scaledHealthFactorOf(value: number): bigint {
+  return BigInt(Math.round(value * Number(HEALTH_FACTOR_SCALE)));
 }

@@ -1,6 +1,8 @@
 import { ValidateIf } from 'class-validator';
+import type { RiskConfigLevels } from './risk-config';
 import { IsLedgerAccountAddress, IsRiskLevel } from '../validation/ledger-validators';
-import type { AlertTrigger, RecommendedAction, RiskLevel } from './risk-level';
+import type { RiskAlert } from './risk-alert';
+import type { AlertTrigger } from './risk-level';
 
 /** Error codes of the risk routes (RMS) and the admin trigger. */
 export const RiskErrorCode = {
@@ -21,26 +23,46 @@ export class RiskWalletParams {
   walletAddress!: string;
 }
 
-/** One position of a wallet in a watched pool: the spec's Alert fields (no `alertId`). */
-export interface RiskPositionView {
-  /** The wallet (G-address). */
-  address: string;
-  poolAddress: string;
-  riskLevel: RiskLevel;
+/**
+ * One position of a wallet in a watched pool: the alert's fields without `alertId`; without debt there is no
+ * health factor (`null`), and the triggers are the evaluator's own.
+ */
+export interface RiskPositionView extends Omit<RiskAlert, 'alertId' | 'healthFactor' | 'triggers'> {
   /** Blend's health factor (7 decimals as a number); `null` without debt. */
   healthFactor: number | null;
   triggers: AlertTrigger[];
-  collateralValueUsd: number;
-  liabilityValueUsd: number;
-  recommendedAction: RecommendedAction;
-  evaluatedAt: string;
 }
+
+/** The price drops of `healthFactorIf`, in percent, as its keys. */
+export const PRICE_DROP_SCENARIOS = ['-5', '-10', '-20', '-30'] as const;
+export type PriceDropScenario = (typeof PRICE_DROP_SCENARIOS)[number];
+
+/**
+ * What the risk answer adds to the alert fields of a position: where it is liquidated (docs/notifications.md,
+ * "Liquidation prices and scenarios", gives the rounding).
+ */
+export interface RiskPositionScenarios {
+  /**
+   * Collateral asset (C-address) -> the highest oracle price (a decimal string in the oracle's decimals) at which the
+   * health factor is at most 1.0, everything else unchanged; `null` when no price of that asset alone brings it there.
+   */
+  liquidationPrices: Record<string, string | null>;
+  /** The health factor with every collateral asset's price down by that percent together; `null` without debt. */
+  healthFactorIf: Record<PriceDropScenario, number | null>;
+  /** The smallest uniform collateral price drop, in percent, at which the health factor is at most 1.0. */
+  liquidationBuffer: number | null;
+}
+
+/** One position in the risk answer: the alert fields and the liquidation scenarios. */
+export type RiskPosition = RiskPositionView & RiskPositionScenarios;
 
 export interface RiskResponse {
   success: true;
   walletAddress: string;
   /** One entry per watched pool (`RMS_POOLS`) where the wallet has collateral or debt. */
-  positions: RiskPositionView[];
+  positions: RiskPosition[];
+  /** The level bounds `riskLevel` was judged by: the caller's risk configuration of the wallet, else the defaults. */
+  levels: RiskConfigLevels;
   evaluatedAt: string;
   timestamp: string;
 }

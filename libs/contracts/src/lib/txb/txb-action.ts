@@ -5,3 +5,10 @@ export type TxbAction = (typeof TXB_ACTIONS)[number];
 export const MAX_OPERATIONS_PER_TRANSACTION = 10;
 
 export const SLIPPAGE_BPS = { min: 0, max: 10_000, default: 50 } as const;
+
+/**
+ * How high a built transaction bids for inclusion (`feeLevel`): `normal` follows the recent clearing price, `high`
+ * outbids it (the agent's choice for a close). DECISIONS.md, Transaction builder.
+ */
+export const FEE_LEVELS = ['normal', 'high'] as const;
+export type FeeLevel = (typeof FEE_LEVELS)[number];

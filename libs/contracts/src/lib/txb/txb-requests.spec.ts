@@ -70,6 +70,14 @@ describe('BuildTransactionRequest', () => {
     expect(problems(SubmitTransactionRequest, { transactionXdr: 'AAAA', rpcUrl: null })).toHaveProperty('rpcUrl');
   });
 
+  it('accepts feeLevel normal or high, and names anything else', () => {
+    expect(build({ feeLevel: 'normal' })).toEqual({});
+    expect(build({ feeLevel: 'high' })).toEqual({});
+    for (const feeLevel of ['urgent', 'HIGH', 1, null]) {
+      expect(build({ feeLevel })).toEqual({ feeLevel: 'feeLevel must be one of normal, high' });
+    }
+  });
+
   it('refuses a slippage given as a string or a fraction', () => {
     expect(build({ slippageBps: '50' })).toHaveProperty('slippageBps');
     expect(build({ slippageBps: 12.5 })).toHaveProperty('slippageBps');

@@ -15,7 +15,7 @@ import {
   type ValidationArguments,
 } from 'class-validator';
 import { IsBaseUnitAmount, IsContractAddress, IsLedgerAccountAddress } from '../validation/ledger-validators';
-import { SLIPPAGE_BPS, TXB_ACTIONS, type TxbAction } from './txb-action';
+import { FEE_LEVELS, type FeeLevel, SLIPPAGE_BPS, TXB_ACTIONS, type TxbAction } from './txb-action';
 
 /** Largest health factor a partial unwind may aim at; above it, close the position instead. */
 export const MAX_TARGET_HEALTH_FACTOR = 100;
@@ -94,6 +94,15 @@ export class BuildTransactionRequest {
   })
   @OnlyWhenAction((action) => action === 'UNWIND', 'is accepted with UNWIND only')
   targetHealthFactor?: number;
+
+  /**
+   * How high the transaction bids for inclusion: `normal` (the default) p90 of recent Soroban inclusion fees,
+   * `high` p95 + 25% (what the agent bids for a close); never below the minimum, at most
+   * `TXB_MAX_INCLUSION_FEE_STROOPS`.
+   */
+  @MayBeOmitted()
+  @IsIn(FEE_LEVELS, { message: `feeLevel must be one of ${FEE_LEVELS.join(', ')}` })
+  feeLevel?: FeeLevel;
 }
 
 /** `POST /api/v1/txb/submit`. */

@@ -20,6 +20,8 @@ export const TxbWarningCode = {
    * pool, to be submitted before the unwind itself is built (docs/adr/010-unwind-construction.md).
    */
   APPROVAL_REQUIRED: 'APPROVAL_REQUIRED',
+  /** Recent Soroban inclusion fees (`getFeeStats`) are above the minimum: surge pricing, the fee is raised. */
+  NETWORK_CONGESTED: 'NETWORK_CONGESTED',
 } as const;
 export type TxbWarningCode = (typeof TxbWarningCode)[keyof typeof TxbWarningCode];
 
@@ -35,6 +37,11 @@ export interface BuiltTransaction {
   sourceAddress: string;
   /** Requests inside the one pool invocation (the flash loan counts as one). */
   operations: number;
+  /**
+   * The inclusion fee the transaction bids, stroops per operation (integer string), priced from `getFeeStats` at
+   * the build's `feeLevel`; the simulated resource fee is on top. Absent on proposals built before fees were priced.
+   */
+  fee?: string;
   createdAt: string;
 }
 

@@ -1,7 +1,7 @@
 import { IsOptional, IsString, IsUrl, Matches } from 'class-validator';
 import { AppConfig, StatefulServiceConfig } from './app-config';
 import { ConfigError, describeConfig, loadConfig, secretValuesOf } from './load-config';
-import { Required, Secret } from './setting-decorators';
+import { IsHttpUrlList, Required, Secret } from './setting-decorators';
 
 class ExampleConfig extends StatefulServiceConfig {
   override PORT = 3009;
@@ -19,6 +19,12 @@ class ExampleConfig extends StatefulServiceConfig {
   @IsString()
   @Secret()
   SMTP_PASSWORD?: string;
+}
+
+class RpcListConfig extends AppConfig {
+  @IsOptional()
+  @IsHttpUrlList()
+  CONTRACT_RPC_URL?: string;
 }
 
 class RpcConfig extends AppConfig {
@@ -137,6 +143,22 @@ describe('loadConfig', () => {
     expect(message).toBe(
       'invalid configuration: MIRROR_RPC_URLS must be http(s) URLs ' +
         '(got "https://ok.example/rpc?key=***, ftp://***@nope?key=***")',
+    );
+  });
+
+  it('shows an RPC URL list only as its origins: in the description and in the refusal, which names the entry', () => {
+    const list = 'https://rpc.example.com/v1/PATH-KEY-9, https://user:PASS-10@b.example:8443/?key=KEY-11';
+    const described = describeConfig(loadConfig(RpcListConfig, { CONTRACT_RPC_URL: list }));
+    expect(described['CONTRACT_RPC_URL']).toBe('https://rpc.example.com,https://b.example:8443');
+    let message = '';
+    try {
+      loadConfig(RpcListConfig, { CONTRACT_RPC_URL: `${list}, rpc.example.org/PATH-KEY-12` });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(
+      'invalid configuration: CONTRACT_RPC_URL must be an http(s) URL or a comma-separated list of them: ' +
+        'entry 3 of 3 is not a URL (got "https://rpc.example.com,https://b.example:8443,<not a URL>")',
     );
   });
 

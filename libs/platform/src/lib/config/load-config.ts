@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ValidationError, getMetadataStorage, validateSync } from 'class-validator';
-import { secretSettingsOf } from './setting-decorators';
+import { originOnlySettingsOf, secretSettingsOf, urlListOrigins } from './setting-decorators';
 
 /** A setting is missing or malformed. The message is one line that names the variable and the problem. */
 export class ConfigError extends Error {
@@ -32,7 +32,10 @@ export function loadConfig<T extends object>(configClass: ConfigClass<T>, env: N
   const errors = validateSync(config, { stopAtFirstError: true, forbidUnknownValues: false });
   if (errors.length > 0) {
     const secrets = secretSettingsOf(config);
-    const problems = errors.map((error) => describeProblem(error, raw[error.property], secrets.has(error.property)));
+    const originOnly = originOnlySettingsOf(config);
+    const problems = errors.map((error) =>
+      describeProblem(error, raw[error.property], secrets.has(error.property), originOnly.has(error.property)),
+    );
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   return config;
@@ -44,11 +47,14 @@ export function loadConfig<T extends object>(configClass: ConfigClass<T>, env: N
  */
 export function describeConfig(config: object): Record<string, unknown> {
   const secrets = secretSettingsOf(config);
+  const originOnly = originOnlySettingsOf(config);
   const described: Record<string, unknown> = {};
   for (const name of settingNamesOf(config.constructor as ConfigClass<object>)) {
     const value = (config as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    described[name] = secrets.has(name) ? '[SECRET]' : maskUrls(value);
+    if (secrets.has(name)) described[name] = '[SECRET]';
+    else if (originOnly.has(name) && typeof value === 'string') described[name] = urlListOrigins(value);
+    else described[name] = maskUrls(value);
   }
   return described;
 }
@@ -116,10 +122,16 @@ function convert(value: string, type: unknown): unknown {
   return value;
 }
 
-function describeProblem(error: ValidationError, rawValue: string | undefined, secret: boolean): string {
+function describeProblem(
+  error: ValidationError,
+  rawValue: string | undefined,
+  secret: boolean,
+  originOnly: boolean,
+): string {
   const rule = Object.values(error.constraints ?? {})[0] ?? `${error.property} is invalid`;
   if (rawValue === undefined) return rule;
-  const shown = secret ? 'value hidden' : `got ${JSON.stringify(maskCommaSeparatedUrls(rawValue))}`;
+  const masked = originOnly ? urlListOrigins(rawValue) : maskCommaSeparatedUrls(rawValue);
+  const shown = secret ? 'value hidden' : `got ${JSON.stringify(masked)}`;
   return `${rule} (${shown})`;
 }
 

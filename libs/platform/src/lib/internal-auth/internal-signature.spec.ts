@@ -10,6 +10,7 @@ import {
   INTERNAL_TIMESTAMP_HEADER,
   bodySha256,
   encodeCallerIdentity,
+  freshNonce,
   signInternalRequest,
   verifyInternalRequest,
 } from './internal-signature';
@@ -55,6 +56,12 @@ describe('internal request signatures', () => {
     expect(headers[INTERNAL_BODY_HASH_HEADER]).toBe(createHash('sha256').update(BODY).digest('hex'));
     expect(headers[INTERNAL_SIGNATURE_HEADER]).toMatch(/^v2=[0-9a-f]{64}$/);
     expect(headers[INTERNAL_IDENTITY_HEADER]).toBe(encodeCallerIdentity(IDENTITY));
+  });
+
+  it('draws nonces that are well-formed and never repeat, across refills of their random block', () => {
+    const nonces = Array.from({ length: 2000 }, () => freshNonce());
+    expect(nonces.every((nonce) => /^[A-Za-z0-9_-]{22}$/.test(nonce))).toBe(true);
+    expect(new Set(nonces).size).toBe(nonces.length);
   });
 
   it('signs every field of the identity, the account included', () => {

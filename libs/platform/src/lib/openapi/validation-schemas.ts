@@ -1,5 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { COOLDOWN_LEVELS, I128_MAX, RISK_LEVELS } from '@rp/contracts';
+import { COOLDOWN_LEVELS, I128_MAX, MAX_LEVEL_BOUND, RISK_LEVELS } from '@rp/contracts';
 import type { MetadataStorage as ClassTransformerStorage } from 'class-transformer/types/MetadataStorage';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
@@ -33,6 +33,18 @@ const LEDGER_CONVERTERS: ISchemaConverters = {
     description: `Integer amount in the asset's base units, as a string (at most ${I128_MAX}).`,
   },
   isRiskLevel: { type: 'string', enum: [...RISK_LEVELS, ...COOLDOWN_LEVELS] },
+  // A risk configuration's fields (their order rules are in the route's description).
+  isLevelBound: {
+    type: 'number',
+    minimum: 1,
+    exclusiveMinimum: true,
+    maximum: MAX_LEVEL_BOUND,
+    description: 'A health factor; medium > high > critical > 1.0.',
+  },
+  isMaxAge: { type: 'integer', minimum: 1, maximum: 86_400 },
+  isWarnBps: { type: 'integer', minimum: 1, maximum: 10_000, description: 'Below utilizationAlertBps.' },
+  isAlertBps: { type: 'integer', minimum: 1, maximum: 10_000, description: 'Above utilizationWarnBps.' },
+  isDepegBps: { type: 'integer', minimum: 1, maximum: 10_000 },
   // The library's own is `oneOf` date / date-time, two string schemas a linter cannot tell apart (and a client
   // generator reads as one string): one string schema says the same.
   isIso8601: { type: 'string', description: 'An ISO 8601 date-time (2026-05-01T12:00:00Z) or date (2026-05-01).' },

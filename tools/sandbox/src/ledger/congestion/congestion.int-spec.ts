@@ -1,4 +1,4 @@
-import { Keypair, Operation, TransactionBuilder, rpc, type Transaction } from '@stellar/stellar-sdk';
+import { Keypair, Operation, Transaction, TransactionBuilder, rpc, xdr } from '@stellar/stellar-sdk';
 import { startSandbox, type RunningSandbox } from '../../index';
 
 /**
@@ -121,6 +121,33 @@ describe('sandbox congestion', () => {
     expect(await status(hashes[2])).toBe(rpc.Api.GetTransactionStatus.NOT_FOUND);
   });
 
+  it('a transaction left out of 4 ledgers leaves the queue (banned 10): the same one re-signed at a higher fee enters', async () => {
+    await control('POST', '/control/ledger/limits', { maxSorobanTransactions: 1 });
+    const [low, blocker] = await Promise.all([funded(), funded()]);
+    const lowTx = await call(low, 100);
+    const lowHash = await send(lowTx);
+    // The same operation and sequence number at a higher fee: core's queue keeps one transaction per source.
+    const envelope = xdr.TransactionEnvelope.fromXDR(lowTx.toEnvelope().toXDR());
+    envelope
+      .v1()
+      .tx()
+      .fee(Number(lowTx.fee) + 900);
+    envelope.v1().signatures([]);
+    const higher = new Transaction(envelope, sandbox.ledger.passphrase);
+    higher.sign(low);
+    expect((await server.sendTransaction(higher)).status).toBe('TRY_AGAIN_LATER');
+    for (let i = 0; i < 4; i += 1) {
+      await send(await call(blocker, 10_000)); // outbids low for one ledger
+      await closeLedgers(1);
+    }
+    expect(sandbox.ledger.queued.map((parsed) => parsed.hash)).not.toContain(lowHash);
+    expect((await server.sendTransaction(lowTx)).status).toBe('TRY_AGAIN_LATER'); // banned
+    const higherHash = await send(higher);
+    await closeLedgers(1);
+    expect((await landed(higherHash, higher)).inclusionFee).toBe(100n);
+    expect(await status(lowHash)).toBe(rpc.Api.GetTransactionStatus.NOT_FOUND);
+  });
+
   it('getFeeStats reports the charged inclusion fees of recent ledgers, parsed by the SDK', async () => {
     await closeLedgers(50); // the 50-ledger window now holds no transaction
     const empty = await server.getFeeStats();
@@ -131,8 +158,11 @@ describe('sandbox congestion', () => {
     const bids = [900, 700, 500, 300, 200];
     const keypairs = await Promise.all(bids.map(() => funded()));
     const txs = await Promise.all(bids.map((bid, i) => call(keypairs[i], bid)));
-    for (const tx of txs) await send(tx);
-    await closeLedgers(bids.length);
+    // The last is sent two ledgers later: left out of 4 ledgers it would leave the queue (core's timeout).
+    for (const tx of txs.slice(0, -1)) await send(tx);
+    await closeLedgers(2);
+    await send(txs[txs.length - 1]);
+    await closeLedgers(bids.length - 2);
     expect(sandbox.ledger.pendingCount).toBe(0);
 
     const stats = await server.getFeeStats();

@@ -1,0 +1,91 @@
+import type { AccountBalance } from '@rp/ledger';
+import type { Logger } from 'pino';
+import { type BuiltClose, CloseRefusedError } from '../close/built-close';
+import type { CloseBuilder } from '../close/close-builder';
+import type { NetworkFee } from '../close/presigned-cache';
+import type { AgentConfig } from '../config/agent.config';
+import type { LedgerService } from '../ledger/ledger-service';
+import type { Subscription } from '../subscription/subscription';
+import type { AgentService, RiskReading } from './agent-service';
+import { KeyRejectedError, type ServiceClient, ServiceRefusedError, ServiceUnavailableError } from './service-client';
+
+/**
+ * Service mode: the risk route and txb's builds (UNWIND, with `targetHealthFactor` for `deleverage`) through the
+ * gateway with the agent's key. While the agent has no valid key or the service does not answer usefully, the
+ * ledger answers instead (`LedgerService`: degraded mode) and the next call asks the service again; a refused key
+ * is told to the subscription. txb refusing a close (no position, target reached...) is `CloseRefusedError`.
+ */
+export class GatewayService implements AgentService {
+  readonly mode = 'service';
+
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly wallet: string,
+    private readonly client: ServiceClient,
+    private readonly subscription: Subscription,
+    private readonly ledger: LedgerService,
+    private readonly builder: CloseBuilder,
+    private readonly logger: Logger,
+  ) {}
+
+  async read(): Promise<RiskReading> {
+    const apiKey = this.subscription.apiKey();
+    if (apiKey) {
+      try {
+        const answer = await this.client.risk(apiKey, this.wallet);
+        const positions = answer.positions.map((position) => ({
+          poolAddress: position.poolAddress,
+          healthFactor: position.healthFactor,
+          riskLevel: position.riskLevel,
+          collateralValueUsd: Number(position.collateralValueUsd),
+          liabilityValueUsd: Number(position.liabilityValueUsd),
+        }));
+        for (const position of positions) this.ledger.know(position.poolAddress);
+        return { mode: 'service', source: 'service', positions, prices: (pool) => this.ledger.prices(pool) };
+      } catch (error) {
+        this.unavailable(error);
+        this.logger.debug({ err: (error as Error).message }, 'risk from the service unavailable');
+      }
+    }
+    return this.ledger.read();
+  }
+
+  account(): Promise<AccountBalance | undefined> {
+    return this.ledger.account();
+  }
+
+  networkFee(): Promise<NetworkFee> {
+    return this.ledger.networkFee();
+  }
+
+  async build(pool: string, options: { ledgerOnly?: boolean } = {}): Promise<BuiltClose> {
+    const apiKey = options.ledgerOnly ? undefined : this.subscription.apiKey();
+    if (apiKey) {
+      try {
+        const answer = await this.client.build(apiKey, {
+          walletAddress: this.wallet,
+          poolAddress: pool,
+          slippageBps: this.config.SLIPPAGE,
+          ...(this.config.CLOSE_STRATEGY === 'deleverage' && { targetHealthFactor: this.config.TARGET_HEALTH_FACTOR }),
+        });
+        return await this.builder.priced({
+          unsignedXdr: answer.transaction.transactionXdr,
+          route: answer.proposal.metadata.route ?? 'submit',
+          builtBy: 'service',
+          proposalId: answer.proposal.id,
+        });
+      } catch (error) {
+        if (error instanceof ServiceRefusedError) throw new CloseRefusedError(error.code, error.message);
+        // The service cannot build now: built here.
+        this.unavailable(error);
+      }
+    }
+    return this.ledger.build(pool);
+  }
+
+  /** A refused key is told to the subscription; anything but the service being unavailable is thrown on. */
+  private unavailable(error: unknown): void {
+    if (error instanceof KeyRejectedError) void this.subscription.keyRejected();
+    else if (!(error instanceof ServiceUnavailableError)) throw error;
+  }
+}

@@ -1,0 +1,83 @@
+import { type RiskAlert, SEVERITY } from '@rp/contracts';
+import type { AlertSource } from '../../alerts/alert';
+
+/** What every channel renders: a title, labelled facts and what to do, in words a person reads at a glance. */
+export interface AlertMessage {
+  level: RiskAlert['riskLevel'];
+  title: string;
+  facts: { label: string; value: string }[];
+  action: string;
+  /** REPAY: the txb call that builds the transaction. */
+  howTo?: string;
+  footer: string;
+}
+
+const ACTION_TEXT: Record<RiskAlert['recommendedAction'], string> = {
+  HOLD: 'HOLD: nothing to do, the position is healthy.',
+  WATCH: 'WATCH: keep an eye on prices; add collateral if they keep moving against you.',
+  REPAY: 'REPAY: repay part of the debt or add collateral to lift the health factor.',
+  LIQUIDATE: 'LIQUIDATE: the position is close to liquidation; repay or close it now.',
+};
+
+export const LEVEL_COLOR: Record<RiskAlert['riskLevel'], number> = {
+  low: 0x2e7d32,
+  medium: 0xf9a825,
+  high: 0xef6c00,
+  critical: 0xc62828,
+};
+
+/** `$1,234.50` (hand-rolled: `toLocaleString` costs more than the rest of a message). */
+export function usd(value: number): string {
+  const cents = Math.round(Math.abs(value) * 100);
+  const whole = Math.floor(cents / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${value < 0 ? '-' : ''}$${whole}.${String(cents % 100).padStart(2, '0')}`;
+}
+
+function short(address: string): string {
+  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+}
+
+export function renderAlert(alert: RiskAlert, source: AlertSource): AlertMessage {
+  const test = source === 'test';
+  const title = test
+    ? 'Test message: this channel receives your risk alerts'
+    : `${SEVERITY[alert.riskLevel]} risk: health factor ${alert.healthFactor.toFixed(4)}`;
+  const facts = test
+    ? [{ label: 'Wallet', value: short(alert.address) }]
+    : [
+        { label: 'Level', value: `${alert.riskLevel} (${SEVERITY[alert.riskLevel]})` },
+        { label: 'Health factor', value: alert.healthFactor.toFixed(4) },
+        { label: 'Collateral', value: usd(alert.collateralValueUsd) },
+        { label: 'Debt', value: usd(alert.liabilityValueUsd) },
+        { label: 'Wallet', value: short(alert.address) },
+        { label: 'Pool', value: short(alert.poolAddress) },
+      ];
+  const howTo =
+    alert.recommendedAction === 'REPAY' || alert.recommendedAction === 'LIQUIDATE'
+      ? `Build the repay transaction: POST /api/v1/txb/build {"action":"REPAY","walletAddress":"${alert.address}","poolAddress":"${alert.poolAddress}","tokenId":"<debt token>"}, sign it, then POST /api/v1/txb/submit.`
+      : undefined;
+  return {
+    level: alert.riskLevel,
+    title,
+    facts,
+    action: test ? 'No action needed: this is a test.' : ACTION_TEXT[alert.recommendedAction],
+    howTo: test ? undefined : howTo,
+    footer: `Alert ${alert.alertId} · evaluated ${alert.evaluatedAt}`,
+  };
+}
+
+/** Plain text (email text part, Slack fallback, logs of the stand-ins). */
+export function plainText(message: AlertMessage): string {
+  return [
+    message.title,
+    '',
+    ...message.facts.map((f) => `${f.label}: ${f.value}`),
+    '',
+    message.action,
+    ...(message.howTo ? [message.howTo] : []),
+    '',
+    message.footer,
+  ].join('\n');
+}
