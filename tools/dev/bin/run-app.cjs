@@ -16,6 +16,6 @@ const [app] = parseCli(usage, { valid: ([name, ...extra]) => apps.includes(name)
 
 const { compiledPath, ensureCompiled } = require('../../compile/compile.cjs');
 ensureCompiled();
-// Stack traces name the TypeScript file and line.
-process.setSourceMapsEnabled(true);
+// Stack traces name the TypeScript file and line (of our code; node_modules keep their JavaScript lines).
+require('../../compile/source-maps.cjs').enableOwnSourceMaps();
 require(compiledPath(`apps/${app}/src/main.ts`));

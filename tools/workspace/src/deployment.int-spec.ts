@@ -303,7 +303,13 @@ describe('the compose file', () => {
   const compose = parse(readFileSync(resolve(root, 'docker/compose.yaml'), 'utf8'), { merge: true }) as {
     services: Record<
       string,
-      { build?: { args?: { APP?: string } }; environment?: Record<string, string>; network_mode?: string; ports?: string[] }
+      {
+        build?: { args?: { APP?: string } };
+        command?: string[];
+        environment?: Record<string, string>;
+        network_mode?: string;
+        ports?: string[];
+      }
     >;
   };
 
@@ -350,6 +356,14 @@ describe('the compose file', () => {
       `http://127.0.0.1:${defaultPort('gateway')}`,
     );
     expect(compose.services['agent'].network_mode).toBe('service:gateway');
+    // The V8 flags that keep the agent near 100 MB (issue 17) go on the command line: NODE_OPTIONS refuses them.
+    expect(compose.services['agent'].command).toEqual([
+      'node',
+      '--disable-optimizing-compilers',
+      '--memory-saver-mode',
+      '--optimize-for-size',
+      'main.js',
+    ]);
     expect(compose.services['gateway'].ports).toContain('${AGENT_PORT:-8080}:8080');
     for (const app of ['notifications', 'txb']) {
       expect(compose.services[app].environment?.['SUBSCRIPTION_URL']).toBe(

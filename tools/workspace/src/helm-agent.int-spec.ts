@@ -273,7 +273,13 @@ describe.each([
       readOnlyRootFilesystem: true,
       capabilities: { drop: ['ALL'] },
     });
-    expect(container.command).toEqual(['node', 'main.js']);
+    expect(container.command).toEqual([
+      'node',
+      '--disable-optimizing-compilers',
+      '--memory-saver-mode',
+      '--optimize-for-size',
+      'main.js',
+    ]);
     expect(container.image).toBe('risk-protection/agent:0.1.0');
     const mounts = Object.fromEntries((container.volumeMounts ?? []).map((m) => [m.mountPath, m.name]));
     const volumes = Object.fromEntries((pod.volumes ?? []).map((v) => [v.name, v]));
