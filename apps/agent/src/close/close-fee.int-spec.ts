@@ -2,7 +2,8 @@ import { LedgerWallet, MIN_INCLUSION_FEE, inclusionFeeOf, resourceFeeOf, signAhe
 import { loadConfig } from '@rp/platform-core';
 import { DEMO_WALLETS, UNIT } from '@rp/sandbox';
 import pino from 'pino';
-import { type LedgerSandbox, startLedgerSandbox } from '../../test/service-processes.int-support';
+import type { LedgerSandbox } from '../../test/service-processes.int-support';
+import { startStormLedger, stopStormLedger, until } from '../../test/storm-ledger.int-support';
 import { AgentConfig } from '../config/agent.config';
 import { LedgerView } from '../ledger/ledger-view';
 import { AgentMetrics } from '../metrics/agent-metrics';
@@ -10,10 +11,6 @@ import type { BuiltClose } from './built-close';
 import { CloseBuilder } from './close-builder';
 import { SigningGuard } from './signing-guard';
 import { SigningRefusals } from './signing-refusals';
-
-/** The sandbox's per-ledger Soroban limit during the storm, and the storm: 3x the limit at 10x the minimum fee. */
-const LIMIT = 5;
-const STORM = { transactionsPerLedger: 15, inclusionFee: 1000, ledgers: 100_000 };
 
 /**
  * Closes priced from getFeeStats on the sandbox ledger during a storm (issue 18 §2): the agent's own build of a real
@@ -25,36 +22,12 @@ describe('closes priced from getFeeStats under a storm', () => {
   let wallets = 0;
 
   beforeAll(async () => {
-    ledger = await startLedgerSandbox();
-    await control('POST', '/control/ledger/limits', { maxSorobanTransactions: LIMIT });
-    await control('POST', '/control/congestion', STORM);
-    // Wait (on the ledger, not a clock) until the storm's charged fees are what getFeeStats reports as p95.
-    await until(async () => BigInt((await ledger.rpc.getFeeStats()).sorobanInclusionFee.p95) >= BigInt(STORM.inclusionFee));
+    ledger = await startStormLedger();
   }, 180_000);
 
   afterAll(async () => {
-    if (!ledger) return;
-    await control('DELETE', '/control/congestion').catch(() => undefined);
-    await ledger.close();
+    await stopStormLedger(ledger);
   });
-
-  async function control(method: string, path: string, body?: unknown): Promise<unknown> {
-    const response = await fetch(`${ledger.sandbox.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return response.json();
-  }
-
-  async function until(check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   /** A wallet with a real position, and the agent's ledger view of it. */
   function walletWithPosition() {

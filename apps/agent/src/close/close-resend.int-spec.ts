@@ -2,7 +2,8 @@ import { LedgerWallet, MIN_INCLUSION_FEE, inclusionFeeOf, signAhead } from '@rp/
 import { loadConfig } from '@rp/platform-core';
 import { DEMO_WALLETS, UNIT } from '@rp/sandbox';
 import pino from 'pino';
-import { type LedgerSandbox, startLedgerSandbox } from '../../test/service-processes.int-support';
+import type { LedgerSandbox } from '../../test/service-processes.int-support';
+import { STORM, startStormLedger, stopStormLedger } from '../../test/storm-ledger.int-support';
 import { AgentConfig } from '../config/agent.config';
 import { LedgerView } from '../ledger/ledger-view';
 import { AgentMetrics } from '../metrics/agent-metrics';
@@ -16,10 +17,6 @@ import { CloseSender } from './close-sender';
 import { SigningGuard } from './signing-guard';
 import { SigningRefusals } from './signing-refusals';
 
-/** The sandbox's per-ledger Soroban limit during the storm, and the storm: 3x the limit at 10x the minimum fee. */
-const LIMIT = 5;
-const STORM = { transactionsPerLedger: 15, inclusionFee: 1000, ledgers: 100_000 };
-
 /**
  * A close the storm leaves out is re-priced (issue 18 §2), on the sandbox ledger: sent at the minimum fee, it waits
  * behind the storm; each ledger without it, the agent re-signs it (same sequence number) at the next step's bid, which
@@ -30,37 +27,12 @@ describe('a close left out of the ledger is re-priced', () => {
   let ledger: LedgerSandbox;
 
   beforeAll(async () => {
-    ledger = await startLedgerSandbox();
-    await control('POST', '/control/ledger/limits', { maxSorobanTransactions: LIMIT });
-    await control('POST', '/control/congestion', STORM);
-    await until(
-      async () => BigInt((await ledger.rpc.getFeeStats()).sorobanInclusionFee.p95) >= BigInt(STORM.inclusionFee),
-    );
+    ledger = await startStormLedger();
   }, 180_000);
 
   afterAll(async () => {
-    if (!ledger) return;
-    await control('DELETE', '/control/congestion').catch(() => undefined);
-    await ledger.close();
+    await stopStormLedger(ledger);
   });
-
-  async function control(method: string, path: string, body?: unknown): Promise<unknown> {
-    const response = await fetch(`${ledger.sandbox.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return response.json();
-  }
-
-  async function until(check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   it('sends it again at a higher fee until it lands; attempts has the one left out and the one included', async () => {
     const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, {
