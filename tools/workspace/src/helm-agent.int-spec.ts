@@ -4,9 +4,7 @@
  * example values files, each object validated against the Kubernetes schemas (`kubernetes-models`, as
  * deployment.int-spec.ts does) and each container environment passed through the agent's own settings validation.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkSettings, describeSettings, renderHelmReadme } from '@rp/dev';
 import { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -15,8 +13,8 @@ import { IPod } from 'kubernetes-models/v1/Pod';
 import { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { ISecret } from 'kubernetes-models/v1/Secret';
 import { IService } from 'kubernetes-models/v1/Service';
-import { parse, parseAllDocuments, stringify } from 'yaml';
-import { kubeTool } from './support/kube-tools';
+import { parse } from 'yaml';
+import { helmChart } from './support/helm-chart';
 import { K8sObject, kubernetesModel } from './support/kubernetes-models';
 
 const root = resolve(__dirname, '../../..');
@@ -65,38 +63,8 @@ const SECRET_SAMPLES: Record<string, string> = {
   NOTIFY_WEBHOOK_URL: 'https://discord.com/api/webhooks/1/owner-token',
 };
 
-const helmHome = mkdtempSync(join(tmpdir(), 'rp-helm-'));
-const helmBinary = kubeTool('helm');
-afterAll(() => rmSync(helmHome, { recursive: true, force: true }));
-
-/** Runs helm with its config, cache and data folders in a temporary place. */
-function helm(...args: string[]) {
-  const result = spawnSync(helmBinary, args, {
-    encoding: 'utf8',
-    env: {
-      PATH: process.env['PATH'],
-      HELM_CACHE_HOME: join(helmHome, 'cache'),
-      HELM_CONFIG_HOME: join(helmHome, 'config'),
-      HELM_DATA_HOME: join(helmHome, 'data'),
-    },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** A values file written from an object, for the refusal cases. */
-function valuesFile(values: unknown): string {
-  const path = join(helmHome, `values-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(path, stringify(values));
-  return path;
-}
-
-function render(valuesPath: string, release = 'agent-alice'): K8sObject[] {
-  const result = helm('template', release, chart, '--namespace', 'wallets', '-f', valuesPath);
-  if (result.status !== 0) throw new Error(`helm template failed: ${result.stderr}`);
-  return parseAllDocuments(result.stdout)
-    .map((document) => document.toJSON() as K8sObject | null)
-    .filter((object): object is K8sObject => object !== null);
-}
+const { helm, valuesFile, render, cleanUp } = helmChart(chart);
+afterAll(cleanUp);
 
 const chartValues = parse(readFileSync(join(chart, 'values.yaml'), 'utf8')) as { settings: Record<string, unknown> };
 const schema = JSON.parse(readFileSync(join(chart, 'values.schema.json'), 'utf8')) as {
@@ -140,8 +108,16 @@ describe('the agent chart', () => {
     ['a Secret without a name', { ...minimal, mnemonic: { existingSecret: { key: 'K' } } }, /missing property 'name'/],
     ['no RPC', { ...minimal, settings: { SERVICE_MOCK: true } }, /missing property 'CONTRACT_RPC_URL'/],
     ['no service outside mock mode', withSettings({ SERVICE_BASE_URL: null }), /SERVICE_BASE_URL/],
-    ['a plain http:// service off loopback', withSettings({ SERVICE_BASE_URL: 'http://gateway:3000' }), /at '\/settings\/SERVICE_BASE_URL'/],
-    ['a plain http:// RPC off loopback', withSettings({ CONTRACT_RPC_URL: 'http://rpc.example.com' }), /at '\/settings\/CONTRACT_RPC_URL'/],
+    [
+      'a plain http:// service off loopback',
+      withSettings({ SERVICE_BASE_URL: 'http://gateway:3000' }),
+      /at '\/settings\/SERVICE_BASE_URL'/,
+    ],
+    [
+      'a plain http:// RPC off loopback',
+      withSettings({ CONTRACT_RPC_URL: 'http://rpc.example.com' }),
+      /at '\/settings\/CONTRACT_RPC_URL'/,
+    ],
     [
       'a plain http:// RPC off loopback second in a list',
       withSettings({ CONTRACT_RPC_URL: 'https://rpc.example.com/KEY,http://rpc.example.org' }),
@@ -157,9 +133,21 @@ describe('the agent chart', () => {
     ['a mistyped setting', withSettings({ POLL_INTERVAL: 1000 }), /POLL_INTERVAL/],
     ['a key price of zero', withSettings({ SERVICE_MAX_PRICE: '0' }), /at '\/settings\/SERVICE_MAX_PRICE'/],
     ['a receiver that is no account', withSettings({ SERVICE_PAY_TO: 'CBGG' }), /at '\/settings\/SERVICE_PAY_TO'/],
-    ['the webhook URL as a plain setting', withSettings({ NOTIFY_WEBHOOK_URL: 'https://discord.com/x' }), /NOTIFY_WEBHOOK_URL/],
-    ['a fee cap below the minimum fee', withSettings({ MAX_CLOSE_FEE_STROOPS: 99 }), /at '\/settings\/MAX_CLOSE_FEE_STROOPS'/],
-    ['a pool factory that is no contract', withSettings({ BLEND_POOL_FACTORY: 'GB3J' }), /at '\/settings\/BLEND_POOL_FACTORY'/],
+    [
+      'the webhook URL as a plain setting',
+      withSettings({ NOTIFY_WEBHOOK_URL: 'https://discord.com/x' }),
+      /NOTIFY_WEBHOOK_URL/,
+    ],
+    [
+      'a fee cap below the minimum fee',
+      withSettings({ MAX_CLOSE_FEE_STROOPS: 99 }),
+      /at '\/settings\/MAX_CLOSE_FEE_STROOPS'/,
+    ],
+    [
+      'a pool factory that is no contract',
+      withSettings({ BLEND_POOL_FACTORY: 'GB3J' }),
+      /at '\/settings\/BLEND_POOL_FACTORY'/,
+    ],
     ['a chat id that is not one', withSettings({ NOTIFY_TELEGRAM_CHAT_ID: 'chat' }), /NOTIFY_TELEGRAM_CHAT_ID/],
     ['a secret as a plain setting', withSettings({ LEDGER_MNEMONIC: MNEMONIC }), /LEDGER_MNEMONIC/],
     ['HOST through extraEnv', { ...minimal, extraEnv: { HOST: '127.0.0.1' } }, /invalid propertyName 'HOST'/],
@@ -172,7 +160,12 @@ describe('the agent chart', () => {
   });
 
   it('passes numbers through as written (YAML numbers reach templates as floats: no 3.6e+06)', () => {
-    const settings = { ...minimal['settings'], POLL_INTERVAL_MS: 3_600_000, LOW_FEE_BALANCE_XLM: 5.5, MAX_CLOSE_FEE_STROOPS: 100_000_000 };
+    const settings = {
+      ...minimal['settings'],
+      POLL_INTERVAL_MS: 3_600_000,
+      LOW_FEE_BALANCE_XLM: 5.5,
+      MAX_CLOSE_FEE_STROOPS: 100_000_000,
+    };
     const objects = render(valuesFile({ ...minimal, settings }));
     const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as IDeployment;
     const env = new Map(deployment.spec!.template.spec!.containers[0].env!.map((e) => [e.name, e.value]));
