@@ -133,14 +133,15 @@ describe("a wallet's own level bounds", () => {
 
   afterAll(() => h?.close());
 
-  it('judges each position by the bounds of the accounts that watch the wallet, and only theirs', async () => {
+  it("judges each position by its own wallet's account's bounds, never by a watcher's", async () => {
     // Three positions at HF ~2.14 (low by the defaults), watched from `high` on, in two batch jobs.
-    const [own, strangers, plain] = h.seedHealthy(3);
-    await h.watch([own, strangers, plain]);
+    const [own, watched, plain] = h.seedHealthy(3);
+    await h.watch([own, watched, plain]);
     const configs = h.app.get(RiskConfigRepository, { strict: false });
-    // The watching account: critical below 2.3. An account with no channel for its wallet: ignored.
-    await configs.put('monitor-test-account', own, { levels: { medium: 3, high: 2.6, critical: 2.3 } });
-    await configs.put('another-account', strangers, { levels: { medium: 3, high: 2.6, critical: 2.3 } });
+    // The wallet's own account (keys bought by the wallet): critical below 2.3. The watching account's bounds for
+    // another wallet (it has a channel for it, but has not proven it controls it): they do not decide the alert.
+    await configs.put(`wallet:${own}`, own, { levels: { medium: 3, high: 2.6, critical: 2.3 } });
+    await configs.put('monitor-test-account', watched, { levels: { medium: 3, high: 2.6, critical: 2.3 } });
     h.sandbox.ledger.closeLedger();
     const report = await h.scheduler().tick();
     expect(report).toMatchObject({ wallets: 3, batches: 2, outcome: 'completed' });

@@ -1,12 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  type RiskConfigLevels,
-  type RiskLevelBounds,
-  boundsOfRiskConfig,
-  cautiousBounds,
-  effectiveRiskConfig,
-} from '@rp/contracts';
-import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
+import { type RiskConfigLevels, type RiskLevelBounds, boundsOfRiskConfig, effectiveRiskConfig } from '@rp/contracts';
 import { RiskConfigRepository } from './risk-config.repository';
 
 /** How long the monitor's copy of every wallet's bounds is used before it is read again (about one ledger). */
@@ -14,19 +7,18 @@ export const BOUNDS_CACHE_MS = 5_000;
 
 /**
  * The level bounds a wallet's risk is judged by. The risk answer: the caller's account's configuration (one
- * query). The monitor: for each wallet, the most cautious bounds among the accounts that watch it (an enabled
- * channel), as the alert goes to all of them, as the lowest `minRiskLevel` does; read for every wallet at once
- * (two queries: configurations and enabled channels) at most once per BOUNDS_CACHE_MS per process, never per
- * batch or wallet. Wallets without a configuration have no entry (the defaults apply).
+ * query). The monitor: the wallet's own account's configuration (`wallet:<G-address>`, the account of keys bought
+ * by that wallet: it has proven it controls the wallet), or the defaults. Another account's configuration never
+ * decides the monitor's alert, which every channel watching the wallet shares: with a watcher's bounds a stranger
+ * could make the owner's alerts later (looser bounds), or start a level's cooldown early (stricter bounds) so that
+ * the owner's real alert at that level is held back. Read for every wallet at once (one query) at most once per
+ * BOUNDS_CACHE_MS per process, never per batch or wallet. Wallets without a configuration have no entry.
  */
 @Injectable()
 export class RiskBounds {
   private cached?: { at: number; bounds: Promise<Map<string, RiskLevelBounds>> };
 
-  constructor(
-    private readonly configs: RiskConfigRepository,
-    private readonly channels: NotificationConfigRepository,
-  ) {}
+  constructor(private readonly configs: RiskConfigRepository) {}
 
   /** The account's levels of the wallet (the defaults when it set none) and their bounds. */
   async ofAccount(
@@ -51,15 +43,16 @@ export class RiskBounds {
   }
 
   private async readWatched(): Promise<Map<string, RiskLevelBounds>> {
-    const [configs, watchers] = await Promise.all([this.configs.everyConfig(), this.channels.enabledOwners()]);
-    const watching = new Set(watchers.map(({ walletAddress, accountId }) => `${walletAddress}\u0000${accountId}`));
-    const byWallet = new Map<string, RiskLevelBounds[]>();
-    for (const config of configs) {
-      if (!watching.has(`${config.walletAddress}\u0000${config.accountId}`)) continue;
-      const list = byWallet.get(config.walletAddress) ?? [];
-      list.push(boundsOfRiskConfig(effectiveRiskConfig(config.settings).config));
-      byWallet.set(config.walletAddress, list);
-    }
-    return new Map([...byWallet].map(([wallet, list]) => [wallet, cautiousBounds(list) as RiskLevelBounds]));
+    const owned = (await this.configs.everyConfig()).filter(
+      (config) => config.accountId === ownerAccountOf(config.walletAddress),
+    );
+    return new Map(
+      owned.map((config) => [config.walletAddress, boundsOfRiskConfig(effectiveRiskConfig(config.settings).config)]),
+    );
   }
+}
+
+/** The account of keys bought by the wallet itself (DECISIONS.md, Accounts: a bought key's account is the payer). */
+export function ownerAccountOf(walletAddress: string): string {
+  return `wallet:${walletAddress}`;
 }

@@ -5,7 +5,6 @@ import {
   PutRiskConfigRequest,
   RISK_CONFIG_DEFAULTS,
   boundsOfRiskConfig,
-  cautiousBounds,
   effectiveRiskConfig,
 } from './risk-config';
 
@@ -88,15 +87,5 @@ describe('risk configuration', () => {
     // 1.45 is medium by default and critical here.
     expect(riskLevelOfHealthFactor(14_500_000n)).toBe('medium');
     expect(riskLevelOfHealthFactor(13_500_000n, bounds)).toBe('critical');
-  });
-
-  it('takes the highest of each bound across configurations', () => {
-    const a = { medium: 20_000_000n, high: 13_000_000n, critical: 10_500_000n };
-    expect(cautiousBounds([a, DEFAULT_RISK_BOUNDS])).toEqual({
-      medium: 20_000_000n,
-      high: 13_000_000n,
-      critical: 11_000_000n,
-    });
-    expect(cautiousBounds([])).toBeUndefined();
   });
 });

@@ -76,16 +76,6 @@ export function boundsOfRiskConfig(config: RiskConfigSettings): RiskLevelBounds 
   };
 }
 
-/**
- * The most cautious of several bounds (each the highest): a position is at a level as soon as one of them says so.
- * Strictly decreasing bounds stay strictly decreasing.
- */
-export function cautiousBounds(all: readonly RiskLevelBounds[]): RiskLevelBounds | undefined {
-  if (all.length === 0) return undefined;
-  const max = (key: keyof RiskLevelBounds) => all.reduce((top, b) => (b[key] > top ? b[key] : top), all[0][key]);
-  return { medium: max('medium'), high: max('high'), critical: max('critical') };
-}
-
 type LevelName = keyof RiskConfigLevels;
 const LEVEL_ORDER: readonly LevelName[] = ['medium', 'high', 'critical'];
 
