@@ -90,7 +90,7 @@ export class MonitorBatchEvaluator {
   ): RiskAlert | undefined {
     if (!holdsCollateralOrDebt(positions)) return undefined;
     try {
-      const risk = assessPosition(pool.reserves, pool.prices, positions, bounds);
+      const risk = assessPosition(pool.reserves, pool.prices, positions, bounds, { status: pool.status });
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
       return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
     } catch (error) {

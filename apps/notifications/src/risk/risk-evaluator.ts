@@ -55,7 +55,7 @@ export class RiskEvaluator {
           positions.push({
             wallet,
             pool,
-            risk: assessPosition(state.reserves, prices, held, boundsOf(wallet)),
+            risk: assessPosition(state.reserves, prices, held, boundsOf(wallet), { status: state.config.status }),
             scenarios: () => liquidationScenarios(state.reserves, prices, held),
           });
         });

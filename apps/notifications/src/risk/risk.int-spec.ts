@@ -102,6 +102,7 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
   afterEach(() => {
     sandbox.faults.clear();
     sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, DEMO_PRICES.xlm);
+    sandbox.control.setup.setPoolStatus(scenario.pool, 0);
   });
 
   it("answers one entry per watched pool with the sandbox page's health factor", async () => {
@@ -190,6 +191,26 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
     });
     expect(answer.body.positions[0].healthFactor).toBeLessThan(1.1);
   });
+
+  it.each([
+    [3, 'pool_on_ice', 'medium', 'WATCH'],
+    [5, 'pool_frozen', 'high', 'REPAY'],
+  ] as const)(
+    'a pool at status %s raises %s: a healthy position is %s (%s)',
+    async (status, trigger, level, action) => {
+      // XLM at $0.50: HF 1.875, healthy on its own (clear of 1.5, which accrued interest would cross).
+      sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 5_000_000n);
+      sandbox.control.setup.setPoolStatus(scenario.pool, status);
+      sandbox.ledger.closeLedger();
+      const answer = await risk(endangered);
+      expect(answer.status).toBe(200);
+      expect(answer.body.positions[0]).toMatchObject({
+        riskLevel: level,
+        recommendedAction: action,
+        triggers: [trigger],
+      });
+    },
+  );
 
   it("judges the level by the account's bounds for the wallet, and says which bounds it used", async () => {
     sandbox.ledger.closeLedger(); // the price the test before moved is back
