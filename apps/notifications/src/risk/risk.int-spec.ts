@@ -229,6 +229,26 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
     expect(((await risk(endangered)).body as RiskResponse).positions[0].riskLevel).toBe('high');
   });
 
+  it("raises high_utilization for a borrowed reserve at or above the account's utilization bounds", async () => {
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 5_000_000n); // HF 1.875: healthy on its own
+    sandbox.ledger.closeLedger();
+    const healthy = (await risk(endangered)).body as RiskResponse;
+    expect(healthy.positions[0]).toMatchObject({ riskLevel: 'low', triggers: [] });
+    try {
+      // The demo's USDC is lent out a little: above 1 bp (warn), below 10 000 (alert).
+      await put(app, `/api/v1/rms/config/${endangered}`, { utilizationWarnBps: 1, utilizationAlertBps: 10_000 });
+      const warned = (await risk(endangered)).body as RiskResponse;
+      expect(warned.positions[0]).toMatchObject({ riskLevel: 'medium', triggers: ['high_utilization'] });
+      await put(app, `/api/v1/rms/config/${endangered}`, { utilizationWarnBps: 1, utilizationAlertBps: 2 });
+      const alerted = (await risk(endangered)).body as RiskResponse;
+      expect(alerted.positions[0]).toMatchObject({ riskLevel: 'high', recommendedAction: 'REPAY' });
+      // The second pool's position has no debt: nothing borrowed, no trigger.
+      expect(alerted.positions[1]).toMatchObject({ riskLevel: 'low', triggers: [] });
+    } finally {
+      await put(app, `/api/v1/rms/config/${endangered}`, {});
+    }
+  });
+
   it('answers no positions for a wallet that has none', async () => {
     const stranger = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 4242 }).address;
     const answer = await risk(stranger);

@@ -1,6 +1,6 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import type { Positions, PriceData, Reserve } from './layouts';
-import { poolStatusTriggers } from './pool-triggers';
+import { poolStatusTriggers, utilizationBps, utilizationTriggers } from './pool-triggers';
 import { assessPosition } from './position-risk';
 import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from './test-fixtures';
 
@@ -71,5 +71,41 @@ describe('assessPosition with the pool status', () => {
   it('raises nothing in an active pool', () => {
     const risk = assessPosition(reserves, prices(4_000_000n), held, undefined, { status: 1 });
     expect(risk).toMatchObject({ riskLevel: 'low', triggers: [] });
+  });
+});
+
+describe('high_utilization', () => {
+  // USDC (borrowed) with 1 000 supplied; `lent` of it borrowed; rates 1.0 unless given.
+  const usdcAt = (lent: bigint, dRate = 1_000_000_000_000n): Reserve[] => [
+    reserves[0],
+    { ...reserves[1], data: { ...FRESH_RESERVE_DATA, bSupply: 1_000n * UNIT, dSupply: lent * UNIT, dRate } },
+  ];
+
+  it('is d_supply x d_rate / (b_supply x b_rate), floored to basis points; null without supply', () => {
+    expect(utilizationBps(usdcAt(800n)[1])).toBe(8000);
+    expect(utilizationBps(usdcAt(800n, 1_100_000_000_000n)[1])).toBe(8800);
+    expect(utilizationBps({ ...reserves[1], data: FRESH_RESERVE_DATA })).toBeNull();
+  });
+
+  it.each([
+    [799n, []],
+    [800n, [{ trigger: 'high_utilization', minimumLevel: 'medium' }]],
+    [900n, [{ trigger: 'high_utilization', minimumLevel: 'high' }]],
+  ] as const)('%s of 1 000 lent, default bounds: %j', (lent, expected) => {
+    expect(utilizationTriggers(usdcAt(lent), held)).toEqual(expected);
+  });
+
+  it("follows the wallet's bounds, and only reserves the position borrows", () => {
+    const bounds = { medium: 15_000_000n, high: 12_500_000n, critical: 11_000_000n, utilizationWarnBps: 500 };
+    expect(utilizationTriggers(usdcAt(50n), held, bounds)).toEqual([
+      { trigger: 'high_utilization', minimumLevel: 'medium' },
+    ]);
+    const lender: Positions = { ...held, liabilities: new Map() };
+    expect(utilizationTriggers(usdcAt(950n), lender)).toEqual([]);
+  });
+
+  it('raises a healthy position to high, after the pool triggers', () => {
+    const risk = assessPosition(usdcAt(950n), prices(4_000_000n), held, undefined, { status: 2 });
+    expect(risk).toMatchObject({ riskLevel: 'high', triggers: ['pool_on_ice', 'high_utilization'] });
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '@rp/contracts';
 import { type PositionData, healthFactor, positionData } from './health';
 import type { Positions, Reserve } from './layouts';
-import { type PoolConditions, poolTriggers } from './pool-triggers';
+import { type PoolConditions, type RaisedTrigger, poolTriggers, utilizationTriggers } from './pool-triggers';
 import { type SummaryPrices, priceReader } from './position-summary';
 
 /**
@@ -25,7 +25,7 @@ export interface PositionRisk {
   readonly riskLevel: RiskLevel;
   /**
    * `low_health_factor` once the health factor is below the healthy level (`low`), then the pool's triggers
-   * (`pool_on_ice`, `pool_frozen`); the level is the worst of the health factor's and the triggers' minimums.
+   * (`pool_on_ice`, `pool_frozen`) and `high_utilization`; the level is the worst of the health factor's and the triggers' minimums.
    */
   readonly triggers: AlertTrigger[];
   /** Collateral (not plain supply) and debt at oracle prices, before the collateral and liability factors. */
@@ -47,16 +47,15 @@ export function fixedToNumber(value: bigint, decimals: number): number {
 
 /**
  * The risk of a position from its totals (`positionData`), levels from `bounds` (the defaults unless given), raised
- * by the triggers of the pool's `conditions` when given.
+ * by the `raised` triggers (the pool's and its reserves').
  */
 export function riskOfPositionData(
   data: PositionData,
   bounds?: RiskLevelBounds,
-  conditions?: PoolConditions,
+  raised: readonly RaisedTrigger[] = [],
 ): PositionRisk {
   const scaled = healthFactor(data);
   const healthLevel = riskLevelOfHealthFactor(scaled, bounds);
-  const raised = poolTriggers(conditions);
   const riskLevel = raised.reduce((level, r) => worseRiskLevel(level, r.minimumLevel), healthLevel);
   const decimals = data.scalar.toString().length - 1;
   const triggers: AlertTrigger[] = healthLevel === 'low' ? [] : ['low_health_factor'];
@@ -83,11 +82,10 @@ export function assessPosition(
   bounds?: RiskLevelBounds,
   conditions?: PoolConditions,
 ): PositionRisk {
-  return riskOfPositionData(
-    positionData(reserves, positions, priceReader(prices), prices.decimals),
-    bounds,
-    conditions,
-  );
+  return riskOfPositionData(positionData(reserves, positions, priceReader(prices), prices.decimals), bounds, [
+    ...poolTriggers(conditions),
+    ...utilizationTriggers(reserves, positions, bounds),
+  ]);
 }
 
 /** Whether the user has collateral or debt in the pool (plain supply is not a position at risk). */
