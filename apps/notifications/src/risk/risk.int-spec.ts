@@ -103,6 +103,7 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
     sandbox.faults.clear();
     sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, DEMO_PRICES.xlm);
     sandbox.control.setup.setPoolStatus(scenario.pool, 0);
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.usdc, DEMO_PRICES.usdc);
   });
 
   it("answers one entry per watched pool with the sandbox page's health factor", async () => {
@@ -247,6 +248,19 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
     } finally {
       await put(app, `/api/v1/rms/config/${endangered}`, {});
     }
+  });
+
+  it('raises stablecoin_depeg when the oracle prices USDC off $1 by more than the bound (200 bps)', async () => {
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 5_000_000n); // healthy on its own
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.usdc, 9_800_000n); // -200 bps: at the bound
+    sandbox.ledger.closeLedger();
+    expect(((await risk(endangered)).body as RiskResponse).positions[0]).toMatchObject({ riskLevel: 'low' });
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.usdc, 9_700_000n); // -300 bps
+    sandbox.ledger.closeLedger();
+    const answer = (await risk(endangered)).body as RiskResponse;
+    expect(answer.positions[0]).toMatchObject({ riskLevel: 'high', triggers: ['stablecoin_depeg'] });
+    // The second pool's position holds USDC collateral only: a depeg there is news too.
+    expect(answer.positions[1]).toMatchObject({ triggers: ['stablecoin_depeg'] });
   });
 
   it('answers no positions for a wallet that has none', async () => {

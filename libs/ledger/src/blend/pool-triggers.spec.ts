@@ -1,6 +1,6 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import type { Positions, PriceData, Reserve } from './layouts';
-import { poolStatusTriggers, utilizationBps, utilizationTriggers } from './pool-triggers';
+import { depegTriggers, poolStatusTriggers, utilizationBps, utilizationTriggers } from './pool-triggers';
 import { assessPosition } from './position-risk';
 import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from './test-fixtures';
 
@@ -107,5 +107,41 @@ describe('high_utilization', () => {
   it('raises a healthy position to high, after the pool triggers', () => {
     const risk = assessPosition(usdcAt(950n), prices(4_000_000n), held, undefined, { status: 2 });
     expect(risk).toMatchObject({ riskLevel: 'high', triggers: ['pool_on_ice', 'high_utilization'] });
+  });
+});
+
+describe('stablecoin_depeg', () => {
+  const usdcPriced = (usdc: bigint) => ({
+    decimals: 7,
+    prices: new Map<string, PriceData>([
+      [XLM, { price: 4_000_000n, timestamp: 1n }],
+      [USDC, { price: usdc, timestamp: 1n }],
+    ]),
+  });
+  const stable = new Set([USDC]);
+
+  it.each([
+    [10_200_000n, []], // +200 bps: at the bound, not beyond it
+    [9_800_000n, []],
+    [10_200_001n, [{ trigger: 'stablecoin_depeg', minimumLevel: 'high' }]],
+    [9_700_000n, [{ trigger: 'stablecoin_depeg', minimumLevel: 'high' }]],
+  ] as const)('USDC at %s, default 200 bps: %j', (price, expected) => {
+    expect(depegTriggers(reserves, usdcPriced(price), held, stable)).toEqual(expected);
+  });
+
+  it("follows the wallet's bound, and only stablecoins the position holds or owes", () => {
+    const bounds = { medium: 15_000_000n, high: 12_500_000n, critical: 11_000_000n, depegBps: 50 };
+    expect(depegTriggers(reserves, usdcPriced(9_900_000n), held, stable, bounds)).toHaveLength(1);
+    expect(
+      depegTriggers(reserves, usdcPriced(9_000_000n), held, new Set([StrKey.encodeContract(Buffer.alloc(32, 3))])),
+    ).toEqual([]);
+    expect(depegTriggers(reserves, usdcPriced(9_000_000n), held, undefined)).toEqual([]);
+    const noUsdc: Positions = { ...held, liabilities: new Map() };
+    expect(depegTriggers(reserves, usdcPriced(9_000_000n), noUsdc, stable)).toEqual([]);
+  });
+
+  it('raises a healthy position to high through assessPosition', () => {
+    const risk = assessPosition(reserves, usdcPriced(9_500_000n), held, undefined, { status: 1, stablecoins: stable });
+    expect(risk).toMatchObject({ riskLevel: 'high', triggers: ['stablecoin_depeg'] });
   });
 });

@@ -1,5 +1,6 @@
 import { type AlertTrigger, DEFAULT_RISK_BOUNDS, type RiskLevel, type RiskLevelBounds } from '@rp/contracts';
 import type { Positions, Reserve } from './layouts';
+import type { SummaryPrices } from './position-summary';
 
 /** A trigger a position raises whatever its health factor, with the lowest level it raises the position to. */
 export interface RaisedTrigger {
@@ -10,6 +11,8 @@ export interface RaisedTrigger {
 /** What the pool itself says about a position in it: its Blend v2 status (`PoolConfig.status`). */
 export interface PoolConditions {
   readonly status: number;
+  /** Assets (contract ids) worth $1: a price off it by more than the wallet's `depegBps` is `stablecoin_depeg`. */
+  readonly stablecoins?: ReadonlySet<string>;
 }
 
 /**
@@ -58,4 +61,30 @@ export function utilizationTriggers(
     else if (bps >= warn && worst === undefined) worst = 'medium';
   }
   return worst ? [{ trigger: 'high_utilization', minimumLevel: worst }] : [];
+}
+
+/**
+ * `stablecoin_depeg` (high) when a stablecoin the position holds as collateral or owes is priced by the pool's
+ * oracle off $1 by more than the wallet's `depegBps` (default 200): the position's value no longer means what it
+ * says, and the oracle may move it further. A price the oracle does not have raises nothing here.
+ */
+export function depegTriggers(
+  reserves: readonly Reserve[],
+  prices: SummaryPrices,
+  positions: Positions,
+  stablecoins: ReadonlySet<string> | undefined,
+  bounds?: RiskLevelBounds,
+): RaisedTrigger[] {
+  if (!stablecoins || stablecoins.size === 0) return [];
+  const limit = BigInt(bounds?.depegBps ?? DEFAULT_RISK_BOUNDS.depegBps ?? 200);
+  const one = 10n ** BigInt(prices.decimals);
+  const held = [...positions.collateral, ...positions.liabilities].filter(([, amount]) => amount > 0n);
+  const depegged = held.some(([index]) => {
+    const asset = reserves[index]?.asset;
+    const price = asset && stablecoins.has(asset) ? prices.prices.get(asset)?.price : undefined;
+    if (price === undefined) return false;
+    const off = price > one ? price - one : one - price;
+    return off * 10_000n > limit * one;
+  });
+  return depegged ? [{ trigger: 'stablecoin_depeg', minimumLevel: 'high' }] : [];
 }

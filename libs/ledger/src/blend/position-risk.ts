@@ -9,7 +9,13 @@ import {
 } from '@rp/contracts';
 import { type PositionData, healthFactor, positionData } from './health';
 import type { Positions, Reserve } from './layouts';
-import { type PoolConditions, type RaisedTrigger, poolTriggers, utilizationTriggers } from './pool-triggers';
+import {
+  type PoolConditions,
+  type RaisedTrigger,
+  depegTriggers,
+  poolTriggers,
+  utilizationTriggers,
+} from './pool-triggers';
 import { type SummaryPrices, priceReader } from './position-summary';
 
 /**
@@ -25,7 +31,7 @@ export interface PositionRisk {
   readonly riskLevel: RiskLevel;
   /**
    * `low_health_factor` once the health factor is below the healthy level (`low`), then the pool's triggers
-   * (`pool_on_ice`, `pool_frozen`) and `high_utilization`; the level is the worst of the health factor's and the triggers' minimums.
+   * (`pool_on_ice`, `pool_frozen`), `high_utilization` and `stablecoin_depeg`; the level is the worst of the health factor's and the triggers' minimums.
    */
   readonly triggers: AlertTrigger[];
   /** Collateral (not plain supply) and debt at oracle prices, before the collateral and liability factors. */
@@ -85,6 +91,7 @@ export function assessPosition(
   return riskOfPositionData(positionData(reserves, positions, priceReader(prices), prices.decimals), bounds, [
     ...poolTriggers(conditions),
     ...utilizationTriggers(reserves, positions, bounds),
+    ...depegTriggers(reserves, prices, positions, conditions?.stablecoins, bounds),
   ]);
 }
 

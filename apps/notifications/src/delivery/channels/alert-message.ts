@@ -24,6 +24,7 @@ const TRIGGER_TEXT: Readonly<Record<string, string>> & Record<AlertTrigger, stri
   low_health_factor: 'the health factor is low',
   pool_on_ice: 'the pool is on ice: no new borrowing',
   pool_frozen: 'the pool is frozen: no new supply or borrowing',
+  stablecoin_depeg: 'a stablecoin of the position is off $1 by more than your depeg bound',
   high_utilization: 'a reserve you borrow is nearly fully lent out: its rate climbs and lenders may not withdraw',
 };
 

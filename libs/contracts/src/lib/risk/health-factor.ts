@@ -22,6 +22,8 @@ export interface RiskLevelBounds {
   /** Utilization of a borrowed reserve, in basis points, from which `high_utilization` is medium / high. */
   readonly utilizationWarnBps?: number;
   readonly utilizationAlertBps?: number;
+  /** How far, in basis points, a stablecoin's oracle price may be off $1 before `stablecoin_depeg`. */
+  readonly depegBps?: number;
 }
 
 /** DECISIONS.md's bounds: 1.50 / 1.25 / 1.10. */
@@ -31,6 +33,7 @@ export const DEFAULT_RISK_BOUNDS: RiskLevelBounds = {
   critical: RISK_THRESHOLDS.high,
   utilizationWarnBps: 8000,
   utilizationAlertBps: 9000,
+  depegBps: 200,
 };
 
 /**

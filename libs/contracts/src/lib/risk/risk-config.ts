@@ -75,6 +75,7 @@ export function boundsOfRiskConfig(config: RiskConfigSettings): RiskLevelBounds 
     critical: scaledHealthFactorOf(config.levels.critical),
     utilizationWarnBps: config.utilizationWarnBps,
     utilizationAlertBps: config.utilizationAlertBps,
+    depegBps: config.depegBps,
   };
 }
 

@@ -47,7 +47,13 @@ export const ALERT_COOLDOWN_SECONDS: Readonly<Record<RiskLevel, number>> = {
   critical: 120,
 };
 
-export const ALERT_TRIGGERS = ['low_health_factor', 'pool_on_ice', 'pool_frozen', 'high_utilization'] as const;
+export const ALERT_TRIGGERS = [
+  'low_health_factor',
+  'pool_on_ice',
+  'pool_frozen',
+  'high_utilization',
+  'stablecoin_depeg',
+] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 
 /** Reads a level in either vocabulary, ignoring case and surrounding spaces. */
