@@ -36,7 +36,8 @@ export class AlertIntake {
     if (eligible.length === 0) return result(alert.alertId, [], suppressed);
 
     const force = options.bypassCooldown === true || options.source === 'test';
-    if (!(await this.cooldown.pass(alert.address, alert.poolAddress, alert.riskLevel, force, alert.alertId))) {
+    const { address, poolAddress, riskLevel, alertId, triggers } = alert;
+    if (!(await this.cooldown.pass(address, poolAddress, riskLevel, force, alertId, triggers))) {
       for (const c of eligible) suppressed.add(c.channel);
       return result(alert.alertId, [], suppressed);
     }

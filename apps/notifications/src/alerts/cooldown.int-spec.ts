@@ -36,4 +36,30 @@ describe('alert cooldown', () => {
     expect(await cooldown.pass(WALLET, POOL, 'high', false, 'alert-1')).toBe(false);
     expect(await cooldown.pass(WALLET, POOL, 'critical', true, 'alert-6')).toBe(true);
   });
+
+  it('passes an alert carrying a trigger the last sent one did not (news), then holds that trigger back', async () => {
+    const pool = `${POOL}-news`;
+    try {
+      expect(await cooldown.pass(WALLET, pool, 'high', false, 'n-1', ['low_health_factor'])).toBe(true);
+      expect(await cooldown.pass(WALLET, pool, 'high', false, 'n-2', ['low_health_factor'])).toBe(false);
+      expect(await cooldown.pass(WALLET, pool, 'medium', false, 'n-3', ['low_health_factor', 'pool_on_ice'])).toBe(
+        true,
+      );
+      expect(await cooldown.pass(WALLET, pool, 'medium', false, 'n-4', ['pool_on_ice'])).toBe(false);
+      expect(await cooldown.pass(WALLET, pool, 'high', false, 'n-5', ['pool_frozen'])).toBe(true);
+    } finally {
+      await redis.del(cooldown.key(WALLET, pool));
+    }
+  });
+
+  it('reads a key written before triggers were kept as one that sent low_health_factor', async () => {
+    const pool = `${POOL}-legacy`;
+    try {
+      await redis.set(cooldown.key(WALLET, pool), '2:old-alert', 'PX', 60_000);
+      expect(await cooldown.pass(WALLET, pool, 'high', false, 'l-1', ['low_health_factor'])).toBe(false);
+      expect(await cooldown.pass(WALLET, pool, 'high', false, 'l-2', ['low_health_factor', 'pool_frozen'])).toBe(true);
+    } finally {
+      await redis.del(cooldown.key(WALLET, pool));
+    }
+  });
 });

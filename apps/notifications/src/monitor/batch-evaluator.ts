@@ -43,7 +43,11 @@ export class MonitorBatchEvaluator {
     private readonly keys: MonitorKeys,
     private readonly cache: PositionCache,
     private readonly bounds: RiskBounds,
-  ) {}
+  ) {
+    this.stablecoins = ledger.stablecoins();
+  }
+
+  private readonly stablecoins: ReadonlySet<string>;
 
   async evaluate(job: MonitorBatchJob): Promise<BatchOutcome> {
     const current = Number(await this.redis.get(this.keys.currentRound));
@@ -90,7 +94,10 @@ export class MonitorBatchEvaluator {
   ): RiskAlert | undefined {
     if (!holdsCollateralOrDebt(positions)) return undefined;
     try {
-      const risk = assessPosition(pool.reserves, pool.prices, positions, bounds);
+      const risk = assessPosition(pool.reserves, pool.prices, positions, bounds, {
+        status: pool.status,
+        stablecoins: this.stablecoins,
+      });
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
       return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
     } catch (error) {

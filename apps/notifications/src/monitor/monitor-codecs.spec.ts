@@ -36,6 +36,7 @@ describe('round pools', () => {
         pool: 'CPOOL',
         reserves: [reserve],
         prices: { decimals: 7, prices: new Map([['CXLM', { price: 3_000_000n, timestamp: 1_700_000_000n }]]) },
+        status: 3,
       },
     ];
     expect(decodeRoundPools(encodeRoundPools(pools))).toEqual(pools);

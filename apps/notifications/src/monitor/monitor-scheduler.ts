@@ -112,7 +112,12 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
       this.redis.incr(this.keys.roundCounter),
     ]);
     this.metrics.walletsWatched.set(watched.length);
-    const roundPools = snapshots.map((s, i) => ({ pool: pools[i], reserves: s.pool.reserves, prices: s.prices }));
+    const roundPools = snapshots.map((s, i) => ({
+      pool: pools[i],
+      reserves: s.pool.reserves,
+      prices: s.prices,
+      status: s.pool.config.status,
+    }));
     const ttl = this.config.RMS_ROUND_TIMEOUT_MS * 2;
     await this.redis
       .multi()

@@ -5,6 +5,8 @@ export interface RoundPool {
   readonly pool: string;
   readonly reserves: readonly Reserve[];
   readonly prices: SummaryPrices;
+  /** The pool's Blend status (`PoolConfig.status`): on ice and frozen raise their triggers. */
+  readonly status: number;
 }
 
 interface BigintJson {

@@ -39,6 +39,7 @@ export class RiskEvaluator {
     boundsOf: (wallet: string) => RiskLevelBounds | undefined = () => undefined,
   ): Promise<Evaluation> {
     const pools = this.ledger.pools();
+    const stablecoins = this.ledger.stablecoins();
     const reader = await this.ledger.poolReader();
     const positions: AssessedPosition[] = [];
     let ledger = 0;
@@ -55,7 +56,10 @@ export class RiskEvaluator {
           positions.push({
             wallet,
             pool,
-            risk: assessPosition(state.reserves, prices, held, boundsOf(wallet)),
+            risk: assessPosition(state.reserves, prices, held, boundsOf(wallet), {
+              status: state.config.status,
+              stablecoins,
+            }),
             scenarios: () => liquidationScenarios(state.reserves, prices, held),
           });
         });

@@ -1,5 +1,11 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { PRICE_DROP_SCENARIOS, type PriceDropScenario, RECOMMENDED_ACTIONS, RISK_LEVELS } from '@rp/contracts';
+import {
+  ALERT_TRIGGERS,
+  PRICE_DROP_SCENARIOS,
+  type PriceDropScenario,
+  RECOMMENDED_ACTIONS,
+  RISK_LEVELS,
+} from '@rp/contracts';
 
 /** Answer schemas of the risk route and the admin trigger (requests come from the DTOs of `@rp/contracts`). */
 
@@ -39,7 +45,7 @@ export const RISK_POSITION_SCHEMA: SchemaObject = {
       example: 1.0812345,
       description: "Blend v2's health factor (7 decimals); null without debt.",
     },
-    triggers: { type: 'array', items: { type: 'string', enum: ['low_health_factor'] } },
+    triggers: { type: 'array', items: { type: 'string', enum: [...ALERT_TRIGGERS] } },
     collateralValueUsd: { type: 'number', description: 'Collateral at oracle prices, before the collateral factor.' },
     liabilityValueUsd: { type: 'number', description: 'Debt at oracle prices, before the liability factor.' },
     recommendedAction: { type: 'string', enum: [...RECOMMENDED_ACTIONS] },

@@ -102,6 +102,8 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
   afterEach(() => {
     sandbox.faults.clear();
     sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, DEMO_PRICES.xlm);
+    sandbox.control.setup.setPoolStatus(scenario.pool, 0);
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.usdc, DEMO_PRICES.usdc);
   });
 
   it("answers one entry per watched pool with the sandbox page's health factor", async () => {
@@ -191,6 +193,26 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
     expect(answer.body.positions[0].healthFactor).toBeLessThan(1.1);
   });
 
+  it.each([
+    [3, 'pool_on_ice', 'medium', 'WATCH'],
+    [5, 'pool_frozen', 'high', 'REPAY'],
+  ] as const)(
+    'a pool at status %s raises %s: a healthy position is %s (%s)',
+    async (status, trigger, level, action) => {
+      // XLM at $0.50: HF 1.875, healthy on its own (clear of 1.5, which accrued interest would cross).
+      sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 5_000_000n);
+      sandbox.control.setup.setPoolStatus(scenario.pool, status);
+      sandbox.ledger.closeLedger();
+      const answer = await risk(endangered);
+      expect(answer.status).toBe(200);
+      expect(answer.body.positions[0]).toMatchObject({
+        riskLevel: level,
+        recommendedAction: action,
+        triggers: [trigger],
+      });
+    },
+  );
+
   it("judges the level by the account's bounds for the wallet, and says which bounds it used", async () => {
     sandbox.ledger.closeLedger(); // the price the test before moved is back
     const before = (await risk(endangered)).body as RiskResponse;
@@ -206,6 +228,39 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
     // Back to the defaults: high again.
     await put(app, `/api/v1/rms/config/${endangered}`, {});
     expect(((await risk(endangered)).body as RiskResponse).positions[0].riskLevel).toBe('high');
+  });
+
+  it("raises high_utilization for a borrowed reserve at or above the account's utilization bounds", async () => {
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 5_000_000n); // HF 1.875: healthy on its own
+    sandbox.ledger.closeLedger();
+    const healthy = (await risk(endangered)).body as RiskResponse;
+    expect(healthy.positions[0]).toMatchObject({ riskLevel: 'low', triggers: [] });
+    try {
+      // The demo's USDC is lent out a little: above 1 bp (warn), below 10 000 (alert).
+      await put(app, `/api/v1/rms/config/${endangered}`, { utilizationWarnBps: 1, utilizationAlertBps: 10_000 });
+      const warned = (await risk(endangered)).body as RiskResponse;
+      expect(warned.positions[0]).toMatchObject({ riskLevel: 'medium', triggers: ['high_utilization'] });
+      await put(app, `/api/v1/rms/config/${endangered}`, { utilizationWarnBps: 1, utilizationAlertBps: 2 });
+      const alerted = (await risk(endangered)).body as RiskResponse;
+      expect(alerted.positions[0]).toMatchObject({ riskLevel: 'high', recommendedAction: 'REPAY' });
+      // The second pool's position has no debt: nothing borrowed, no trigger.
+      expect(alerted.positions[1]).toMatchObject({ riskLevel: 'low', triggers: [] });
+    } finally {
+      await put(app, `/api/v1/rms/config/${endangered}`, {});
+    }
+  });
+
+  it('raises stablecoin_depeg when the oracle prices USDC off $1 by more than the bound (200 bps)', async () => {
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 5_000_000n); // healthy on its own
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.usdc, 9_800_000n); // -200 bps: at the bound
+    sandbox.ledger.closeLedger();
+    expect(((await risk(endangered)).body as RiskResponse).positions[0]).toMatchObject({ riskLevel: 'low' });
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.usdc, 9_700_000n); // -300 bps
+    sandbox.ledger.closeLedger();
+    const answer = (await risk(endangered)).body as RiskResponse;
+    expect(answer.positions[0]).toMatchObject({ riskLevel: 'high', triggers: ['stablecoin_depeg'] });
+    // The second pool's position holds USDC collateral only: a depeg there is news too.
+    expect(answer.positions[1]).toMatchObject({ triggers: ['stablecoin_depeg'] });
   });
 
   it('answers no positions for a wallet that has none', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BlendPoolReader, LedgerRpc } from '@rp/ledger';
+import { BlendPoolReader, LedgerRpc, USDC_CONTRACT } from '@rp/ledger';
 import { Registry } from 'prom-client';
 import { NotificationsSettings } from '../settings/notifications-settings';
 
@@ -38,6 +38,11 @@ export class RmsLedger {
   rpc(): LedgerRpc {
     if (!this.client) throw new RiskNotConfiguredError('CONTRACT_RPC_URL');
     return this.client;
+  }
+
+  /** The assets held to $1: Circle's USDC on either network and `RMS_STABLECOINS`. */
+  stablecoins(): ReadonlySet<string> {
+    return new Set([...Object.values(USDC_CONTRACT), ...this.config.RMS_STABLECOINS]);
   }
 
   /** The watched pools (`RMS_POOLS`), without repeats. */

@@ -1,5 +1,12 @@
 import { IsContractAddress } from '@rp/contracts';
-import { IsHttpUrl, IsHttpUrlList, IsPortNumber, RequiredInProduction, Secret, StatefulServiceConfig } from '@rp/platform';
+import {
+  IsHttpUrl,
+  IsHttpUrlList,
+  IsPortNumber,
+  RequiredInProduction,
+  Secret,
+  StatefulServiceConfig,
+} from '@rp/platform';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 
 const ENCRYPTION_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/;
@@ -22,6 +29,11 @@ export class NotificationsSettings extends StatefulServiceConfig {
   @IsOptional()
   @IsContractAddress({ each: true, message: '$property must be a comma-separated list of contract C-addresses' })
   RMS_POOLS: string[] = [];
+
+  /** Assets worth $1 besides Circle's USDC (on both networks): their depeg raises `stablecoin_depeg`. */
+  @IsOptional()
+  @IsContractAddress({ each: true, message: '$property must be a comma-separated list of contract C-addresses' })
+  RMS_STABLECOINS: string[] = [];
 
   /** Admin key for the trigger and DLQ routes (`x-admin-key`). */
   @IsOptional()

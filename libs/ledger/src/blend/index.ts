@@ -9,6 +9,7 @@ export * from './pool-operations';
 export * from './pool-reader';
 export * from './position-requests';
 export * from './position-risk';
+export * from './pool-triggers';
 export * from './position-summary';
 export * from './swap-receiver-client';
 export * from './unwind-planner';

@@ -5,9 +5,17 @@ import {
   type RiskLevel,
   type RiskLevelBounds,
   riskLevelOfHealthFactor,
+  worseRiskLevel,
 } from '@rp/contracts';
 import { type PositionData, healthFactor, positionData } from './health';
 import type { Positions, Reserve } from './layouts';
+import {
+  type PoolConditions,
+  type RaisedTrigger,
+  depegTriggers,
+  poolTriggers,
+  utilizationTriggers,
+} from './pool-triggers';
 import { type SummaryPrices, priceReader } from './position-summary';
 
 /**
@@ -21,7 +29,10 @@ export interface PositionRisk {
   /** The same as a number (`1.0812345`); `null` without debt. */
   readonly healthFactor: number | null;
   readonly riskLevel: RiskLevel;
-  /** `['low_health_factor']` once the position is below the healthy level (`low`), else empty. */
+  /**
+   * `low_health_factor` once the health factor is below the healthy level (`low`), then the pool's triggers
+   * (`pool_on_ice`, `pool_frozen`), `high_utilization` and `stablecoin_depeg`; the level is the worst of the health factor's and the triggers' minimums.
+   */
   readonly triggers: AlertTrigger[];
   /** Collateral (not plain supply) and debt at oracle prices, before the collateral and liability factors. */
   readonly collateralValueUsd: number;
@@ -40,16 +51,25 @@ export function fixedToNumber(value: bigint, decimals: number): number {
   return negative ? -parsed : parsed;
 }
 
-/** The risk of a position from its totals (`positionData`), levels from `bounds` (the defaults unless given). */
-export function riskOfPositionData(data: PositionData, bounds?: RiskLevelBounds): PositionRisk {
+/**
+ * The risk of a position from its totals (`positionData`), levels from `bounds` (the defaults unless given), raised
+ * by the `raised` triggers (the pool's and its reserves').
+ */
+export function riskOfPositionData(
+  data: PositionData,
+  bounds?: RiskLevelBounds,
+  raised: readonly RaisedTrigger[] = [],
+): PositionRisk {
   const scaled = healthFactor(data);
-  const riskLevel = riskLevelOfHealthFactor(scaled, bounds);
+  const healthLevel = riskLevelOfHealthFactor(scaled, bounds);
+  const riskLevel = raised.reduce((level, r) => worseRiskLevel(level, r.minimumLevel), healthLevel);
   const decimals = data.scalar.toString().length - 1;
+  const triggers: AlertTrigger[] = healthLevel === 'low' ? [] : ['low_health_factor'];
   return {
     healthFactorScaled: scaled,
     healthFactor: scaled === null ? null : fixedToNumber(scaled, 7),
     riskLevel,
-    triggers: riskLevel === 'low' ? [] : ['low_health_factor'],
+    triggers: [...triggers, ...raised.map((r) => r.trigger)],
     collateralValueUsd: fixedToNumber(data.collateralRaw, decimals),
     liabilityValueUsd: fixedToNumber(data.liabilityRaw, decimals),
     recommendedAction: RECOMMENDED_ACTION[riskLevel],
@@ -66,8 +86,13 @@ export function assessPosition(
   prices: SummaryPrices,
   positions: Positions,
   bounds?: RiskLevelBounds,
+  conditions?: PoolConditions,
 ): PositionRisk {
-  return riskOfPositionData(positionData(reserves, positions, priceReader(prices), prices.decimals), bounds);
+  return riskOfPositionData(positionData(reserves, positions, priceReader(prices), prices.decimals), bounds, [
+    ...poolTriggers(conditions),
+    ...utilizationTriggers(reserves, positions, bounds),
+    ...depegTriggers(reserves, prices, positions, conditions?.stablecoins, bounds),
+  ]);
 }
 
 /** Whether the user has collateral or debt in the pool (plain supply is not a position at risk). */

@@ -24,6 +24,13 @@ describe('sandbox control API', () => {
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   }
 
+  it("sets a pool's status, and refuses one Blend does not have", async () => {
+    const pool = (sandbox.scenario as { pool: string }).pool;
+    expect((await post(`/control/pools/${pool}/status`, { status: 3 })).json).toMatchObject({ pool, status: 3 });
+    expect((await post(`/control/pools/${pool}/status`, { status: 9 })).status).toBe(400);
+    await post(`/control/pools/${pool}/status`, { status: 0 });
+  });
+
   it('funds an account, deploys and mints a token, and the ledger shows it', async () => {
     const holder = Keypair.random().publicKey();
     expect((await post('/control/accounts', { address: holder, stroops: '50000000' })).status).toBe(200);

@@ -143,6 +143,16 @@ export class ControlApi {
       },
       {
         method: 'POST',
+        pattern: /^\/control\/pools\/(C[A-Z2-7]{55})\/status$/,
+        run: (body, [pool]) => {
+          const status = optionalInt(body.status);
+          if (status === undefined || status < 0 || status > 6) throw new BadRequestError('status must be 0..6');
+          setup.setPoolStatus(pool, status);
+          return { pool, status };
+        },
+      },
+      {
+        method: 'POST',
         pattern: /^\/control\/pools\/(C[A-Z2-7]{55})\/positions$/,
         run: (body, [pool]) =>
           setup.openPosition(pool, {

@@ -1,4 +1,4 @@
-import { type RiskAlert, SEVERITY } from '@rp/contracts';
+import { type AlertTrigger, type RiskAlert, SEVERITY } from '@rp/contracts';
 import type { AlertSource } from '../../alerts/alert';
 
 /** What every channel renders: a title, labelled facts and what to do, in words a person reads at a glance. */
@@ -17,6 +17,15 @@ const ACTION_TEXT: Record<RiskAlert['recommendedAction'], string> = {
   WATCH: 'WATCH: keep an eye on prices; add collateral if they keep moving against you.',
   REPAY: 'REPAY: repay part of the debt or add collateral to lift the health factor.',
   LIQUIDATE: 'LIQUIDATE: the position is close to liquidation; repay or close it now.',
+};
+
+/** What each trigger means to the holder, shown under "Why" (a webhook's own trigger is shown as it came). */
+const TRIGGER_TEXT: Readonly<Record<string, string>> & Record<AlertTrigger, string> = {
+  low_health_factor: 'the health factor is low',
+  pool_on_ice: 'the pool is on ice: no new borrowing',
+  pool_frozen: 'the pool is frozen: no new supply or borrowing',
+  stablecoin_depeg: 'a stablecoin of the position is off $1 by more than your depeg bound',
+  high_utilization: 'a reserve you borrow is nearly fully lent out: its rate climbs and lenders may not withdraw',
 };
 
 export const LEVEL_COLOR: Record<RiskAlert['riskLevel'], number> = {
@@ -49,6 +58,10 @@ export function renderAlert(alert: RiskAlert, source: AlertSource): AlertMessage
     : [
         { label: 'Level', value: `${alert.riskLevel} (${SEVERITY[alert.riskLevel]})` },
         { label: 'Health factor', value: alert.healthFactor.toFixed(4) },
+        // The health factor speaks for itself; a pool's trigger says why a position raises more than it.
+        ...(alert.triggers.some((t) => t !== 'low_health_factor')
+          ? [{ label: 'Why', value: alert.triggers.map((t) => TRIGGER_TEXT[t] ?? t).join('; ') }]
+          : []),
         { label: 'Collateral', value: usd(alert.collateralValueUsd) },
         { label: 'Debt', value: usd(alert.liabilityValueUsd) },
         { label: 'Wallet', value: short(alert.address) },

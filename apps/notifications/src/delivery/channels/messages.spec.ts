@@ -33,6 +33,15 @@ describe('alert messages', () => {
     }
   });
 
+  it("say why a pool's trigger raised the position, and not for the health factor alone", () => {
+    const frozen = plainText(renderAlert({ ...alert, triggers: ['low_health_factor', 'pool_frozen'] }, 'monitor'));
+    expect(frozen).toContain('Why: the health factor is low; the pool is frozen: no new supply or borrowing');
+    expect(plainText(renderAlert({ ...alert, triggers: ['pool_on_ice'] }, 'monitor'))).toContain(
+      'Why: the pool is on ice: no new borrowing',
+    );
+    expect(plainText(renderAlert(alert, 'monitor'))).not.toContain('Why:');
+  });
+
   it('escapes Telegram HTML and stays within 4096 characters', () => {
     const nasty = { ...alert, alertId: '<b>&"x"</b>'.repeat(10) };
     const { text, parse_mode } = telegramText(renderAlert(nasty, 'webhook'));

@@ -19,6 +19,11 @@ export interface RiskLevelBounds {
   readonly medium: bigint;
   readonly high: bigint;
   readonly critical: bigint;
+  /** Utilization of a borrowed reserve, in basis points, from which `high_utilization` is medium / high. */
+  readonly utilizationWarnBps?: number;
+  readonly utilizationAlertBps?: number;
+  /** How far, in basis points, a stablecoin's oracle price may be off $1 before `stablecoin_depeg`. */
+  readonly depegBps?: number;
 }
 
 /** DECISIONS.md's bounds: 1.50 / 1.25 / 1.10. */
@@ -26,6 +31,9 @@ export const DEFAULT_RISK_BOUNDS: RiskLevelBounds = {
   medium: RISK_THRESHOLDS.low,
   high: RISK_THRESHOLDS.medium,
   critical: RISK_THRESHOLDS.high,
+  utilizationWarnBps: 8000,
+  utilizationAlertBps: 9000,
+  depegBps: 200,
 };
 
 /**

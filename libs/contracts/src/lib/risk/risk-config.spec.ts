@@ -76,7 +76,7 @@ describe('risk configuration', () => {
 
   it('maps health factors to levels with custom bounds, lower bounds inclusive', () => {
     const bounds = boundsOfRiskConfig(effectiveRiskConfig({ levels: { medium: 2, high: 1.8, critical: 1.4 } }).config);
-    expect(bounds).toEqual({ medium: 20_000_000n, high: 18_000_000n, critical: 14_000_000n });
+    expect(bounds).toMatchObject({ medium: 20_000_000n, high: 18_000_000n, critical: 14_000_000n });
     expect(riskLevelOfHealthFactor(20_000_000n, bounds)).toBe('low');
     expect(riskLevelOfHealthFactor(19_999_999n, bounds)).toBe('medium');
     expect(riskLevelOfHealthFactor(18_000_000n, bounds)).toBe('medium');

@@ -73,6 +73,9 @@ export function boundsOfRiskConfig(config: RiskConfigSettings): RiskLevelBounds 
     medium: scaledHealthFactorOf(config.levels.medium),
     high: scaledHealthFactorOf(config.levels.high),
     critical: scaledHealthFactorOf(config.levels.critical),
+    utilizationWarnBps: config.utilizationWarnBps,
+    utilizationAlertBps: config.utilizationAlertBps,
+    depegBps: config.depegBps,
   };
 }
 

@@ -47,7 +47,13 @@ export const ALERT_COOLDOWN_SECONDS: Readonly<Record<RiskLevel, number>> = {
   critical: 120,
 };
 
-export const ALERT_TRIGGERS = ['low_health_factor'] as const;
+export const ALERT_TRIGGERS = [
+  'low_health_factor',
+  'pool_on_ice',
+  'pool_frozen',
+  'high_utilization',
+  'stablecoin_depeg',
+] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 
 /** Reads a level in either vocabulary, ignoring case and surrounding spaces. */
@@ -66,4 +72,9 @@ export function compareRiskLevels(a: RiskLevel, b: RiskLevel): number {
 
 export function isAtLeast(level: RiskLevel, minimum: RiskLevel): boolean {
   return compareRiskLevels(level, minimum) >= 0;
+}
+
+/** The worse of two levels. */
+export function worseRiskLevel(a: RiskLevel, b: RiskLevel): RiskLevel {
+  return compareRiskLevels(a, b) >= 0 ? a : b;
 }
