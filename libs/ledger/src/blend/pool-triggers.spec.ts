@@ -68,6 +68,13 @@ describe('assessPosition with the pool status', () => {
     expect(risk).toMatchObject({ riskLevel: 'critical', triggers: ['low_health_factor', 'pool_on_ice'] });
   });
 
+  it('names the trigger but raises nothing without debt: nothing to repay', () => {
+    const collateralOnly: Positions = { ...held, liabilities: new Map() };
+    const risk = assessPosition(reserves, prices(4_000_000n), collateralOnly, undefined, { status: 5 });
+    expect(risk).toMatchObject({ healthFactor: null, riskLevel: 'low', triggers: ['pool_frozen'] });
+    expect(risk.recommendedAction).not.toBe('REPAY');
+  });
+
   it('raises nothing in an active pool', () => {
     const risk = assessPosition(reserves, prices(4_000_000n), held, undefined, { status: 1 });
     expect(risk).toMatchObject({ riskLevel: 'low', triggers: [] });

@@ -31,7 +31,8 @@ export interface PositionRisk {
   readonly riskLevel: RiskLevel;
   /**
    * `low_health_factor` once the health factor is below the healthy level (`low`), then the pool's triggers
-   * (`pool_on_ice`, `pool_frozen`), `high_utilization` and `stablecoin_depeg`; the level is the worst of the health factor's and the triggers' minimums.
+   * (`pool_on_ice`, `pool_frozen`), `high_utilization` and `stablecoin_depeg`; with debt, the level is the worst of
+   * the health factor's and the triggers' minimums (without debt the triggers do not raise it).
    */
   readonly triggers: AlertTrigger[];
   /** Collateral (not plain supply) and debt at oracle prices, before the collateral and liability factors. */
@@ -62,7 +63,10 @@ export function riskOfPositionData(
 ): PositionRisk {
   const scaled = healthFactor(data);
   const healthLevel = riskLevelOfHealthFactor(scaled, bounds);
-  const riskLevel = raised.reduce((level, r) => worseRiskLevel(level, r.minimumLevel), healthLevel);
+  // Without debt there is nothing to repay or liquidate: the triggers are named, the level stays the health
+  // factor's (`low`), so the recommended action never asks to repay what is not owed.
+  const riskLevel =
+    scaled === null ? healthLevel : raised.reduce((level, r) => worseRiskLevel(level, r.minimumLevel), healthLevel);
   const decimals = data.scalar.toString().length - 1;
   const triggers: AlertTrigger[] = healthLevel === 'low' ? [] : ['low_health_factor'];
   return {
