@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { ChannelConfigsModule } from '../channel-configs/channel-configs.module';
 import { RiskBounds } from './risk-bounds';
 import { RiskConfigController } from './risk-config.controller';
 import { RiskConfigRepository } from './risk-config.repository';
 
 /** Per-wallet risk configurations (account-scoped) and the level bounds the risk answer and the monitor use. */
 @Module({
-  imports: [ChannelConfigsModule],
   providers: [RiskConfigRepository, RiskBounds],
   exports: [RiskConfigRepository, RiskBounds],
 })
