@@ -26,6 +26,17 @@ const TRIGGER_TEXT: Readonly<Record<string, string>> & Record<AlertTrigger, stri
   pool_frozen: 'the pool is frozen: no new supply or borrowing',
   stablecoin_depeg: 'a stablecoin of the position is off $1 by more than your depeg bound',
   high_utilization: 'a reserve you borrow is nearly fully lent out: its rate climbs and lenders may not withdraw',
+  stale_oracle: "the pool's oracle has not updated the price of an asset you hold within your maximum age",
+  borrow_rate_jump: 'the borrow rate of an asset you owe jumped by half or more since the last check',
+};
+
+/** What a trigger asks of the holder besides the level's action, shown after it. */
+const TRIGGER_ACTION: Readonly<Partial<Record<string, string>>> = {
+  stale_oracle:
+    'The value shown may be far from the market, and a late price can move it at once: keep extra margin and ' +
+    'do not rely on the health factor until the oracle updates (the pool refuses actions on a price a day old).',
+  borrow_rate_jump:
+    'Your debt now grows faster: repay the borrowed asset, or compare its rate in other pools before it compounds.',
 };
 
 export const LEVEL_COLOR: Record<RiskAlert['riskLevel'], number> = {
@@ -75,10 +86,16 @@ export function renderAlert(alert: RiskAlert, source: AlertSource): AlertMessage
     level: alert.riskLevel,
     title,
     facts,
-    action: test ? 'No action needed: this is a test.' : ACTION_TEXT[alert.recommendedAction],
+    action: test ? 'No action needed: this is a test.' : actionText(alert),
     howTo: test ? undefined : howTo,
     footer: `Alert ${alert.alertId} · evaluated ${alert.evaluatedAt}`,
   };
+}
+
+/** The level's action, then what each of the alert's triggers asks besides it. */
+function actionText(alert: RiskAlert): string {
+  const asked = alert.triggers.flatMap((trigger) => TRIGGER_ACTION[trigger] ?? []);
+  return [ACTION_TEXT[alert.recommendedAction], ...asked].join(' ');
 }
 
 /** Plain text (email text part, Slack fallback, logs of the stand-ins). */
