@@ -10,6 +10,8 @@ import { channelFault } from './channel-faults';
 import { congestionRoutes } from './congestion-routes';
 import { CongestionStorm } from './congestion-storm';
 import { SandboxDirectory } from './directory';
+import { oracleFeedRoutes } from './oracle-feed-routes';
+import { OracleKeeper } from './oracle-keeper';
 import { dumpSandbox, type SandboxDump } from './sandbox-dump';
 import { SandboxSetup, UNIT } from './sandbox-setup';
 
@@ -32,6 +34,8 @@ export class ControlApi {
   readonly directory = new SandboxDirectory();
   readonly setup: SandboxSetup;
   readonly storm: CongestionStorm;
+  /** Keeps every running oracle's prices fresh at each ledger close; feeds can be stopped and restarted. */
+  readonly keeper: OracleKeeper;
   scenario: LoadedScenario | undefined;
   private scenarioName: ScenarioName = 'empty';
   private readonly routes: Route[];
@@ -44,6 +48,7 @@ export class ControlApi {
   ) {
     this.setup = new SandboxSetup(ledger, this.directory);
     this.storm = new CongestionStorm(ledger);
+    this.keeper = new OracleKeeper(ledger, this.setup);
     this.routes = this.defineRoutes();
   }
 
@@ -173,6 +178,7 @@ export class ControlApi {
         },
       },
       ...congestionRoutes(this.ledger, this.storm),
+      ...oracleFeedRoutes(this.keeper),
       { method: 'GET', pattern: /^\/control\/faults$/, run: () => this.faults.list() },
       { method: 'POST', pattern: /^\/control\/faults$/, run: (body) => this.addFault(body) },
       { method: 'DELETE', pattern: /^\/control\/faults$/, run: () => this.faults.clear() },
@@ -197,6 +203,7 @@ export class ControlApi {
           const name = body.scenario === undefined ? this.scenarioName : body.scenario;
           if (name !== 'demo' && name !== 'empty') throw new BadRequestError('scenario must be "demo" or "empty"');
           this.storm.forget();
+          this.keeper.forget();
           this.ledger.reset();
           this.faults.clear();
           this.channels.reset();

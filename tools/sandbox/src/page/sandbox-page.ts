@@ -1,6 +1,7 @@
 import { escapeHtml } from '@rp/contracts';
 import type { SandboxDump } from '../control/sandbox-dump';
 import { congestionPanel } from './congestion-panel';
+import { oracleFeedPanel } from './oracle-feed-panel';
 
 /**
  * The page at the sandbox root for a person running `npm start`: ledgers, accounts and balances, prices,
@@ -45,10 +46,8 @@ export function renderPage(dump: SandboxDump): string {
         ]),
       ),
     ),
-    section(
-      'Agent',
-      '<div id="agent"><small>asking the demo agent…</small></div>',
-    ),
+    section('Oracle feeds', oracleFeedPanel()),
+    section('Agent', '<div id="agent"><small>asking the demo agent…</small></div>'),
     section(
       'Pools',
       table(
