@@ -13,6 +13,7 @@ import { MonitorScheduler } from '../src/monitor/monitor-scheduler';
 import { PositionCache } from '../src/monitor/position-cache';
 import { schedulerLock } from '../src/monitor/scheduler-lock';
 import { notificationsApp } from '../src/notifications.app';
+import { BorrowRateRecord } from '../src/risk/borrow-rate-record';
 import { PoolSnapshots } from '../src/risk/pool-snapshots';
 import { RmsLedger } from '../src/risk/rms-ledger';
 
@@ -84,6 +85,7 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
         get(MonitorKeys),
         get(PositionCache),
         schedulerLock(get(RedisClient), get(MonitorKeys)),
+        get(BorrowRateRecord),
       );
       schedulers.push(scheduler);
       return scheduler;

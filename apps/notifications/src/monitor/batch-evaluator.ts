@@ -97,6 +97,8 @@ export class MonitorBatchEvaluator {
       const risk = assessPosition(pool.reserves, pool.prices, positions, bounds, {
         status: pool.status,
         stablecoins: this.stablecoins,
+        ledgerCloseTime: pool.closeTime,
+        previousBorrowRates: pool.previousBorrowRates,
       });
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
       return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { poolActivitySince } from '@rp/ledger';
+import { borrowRates, poolActivitySince } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
 import { NotificationConfigRepository, type WatchedWallet } from '../channel-configs/notification-config.repository';
 import { NotificationsSettings } from '../settings/notifications-settings';
+import { BorrowRateRecord, lastRoundBefore } from '../risk/borrow-rate-record';
 import { PoolSnapshots } from '../risk/pool-snapshots';
 import { RmsLedger } from '../risk/rms-ledger';
 import { MonitorKeys } from './monitor-keys';
@@ -59,6 +60,7 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
     private readonly keys: MonitorKeys,
     private readonly cache: PositionCache,
     readonly lock: SchedulerLock,
+    private readonly rateRecord: BorrowRateRecord,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -105,24 +107,31 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
     const started = performance.now();
     const pools = this.ledger.pools();
     // Independent reads, side by side: the watch list, the pools' events (cache invalidation), the pools and prices.
-    const [watched, , snapshots, round] = await Promise.all([
+    const [watched, , snapshots, round, rateHistory] = await Promise.all([
       this.watchList(),
       this.forgetMoved(pools, ledger),
       Promise.all(pools.map((pool) => this.snapshots.at(pool, ledger))),
       this.redis.incr(this.keys.roundCounter),
+      this.rateRecord.read(),
     ]);
     this.metrics.walletsWatched.set(watched.length);
+    // Each reserve's borrow rate now, against the last round's (kept in Redis beside the round's pools).
+    const lastRound = lastRoundBefore(rateHistory, ledger);
+    const rates = new Map(snapshots.map((s, i) => [pools[i], borrowRates(s.pool.reserves)]));
     const roundPools = snapshots.map((s, i) => ({
       pool: pools[i],
       reserves: s.pool.reserves,
       prices: s.prices,
       status: s.pool.config.status,
+      closeTime: s.closeTime,
+      previousBorrowRates: lastRound?.rates.get(pools[i]),
     }));
     const ttl = this.config.RMS_ROUND_TIMEOUT_MS * 2;
     await this.redis
       .multi()
       .set(this.keys.roundPools(round), encodeRoundPools(roundPools), 'PX', ttl)
       .set(this.keys.currentRound, String(round))
+      .set(...this.rateRecord.next(rateHistory, { ledger, rates }))
       .exec();
     const size = this.config.RMS_MONITOR_BATCH_SIZE;
     const batches: MonitorBatchJob[] = [];

@@ -2298,7 +2298,8 @@ export interface operations {
                              * @example 1.0812345
                              */
                             healthFactor: number | null;
-                            triggers: ("low_health_factor" | "pool_on_ice" | "pool_frozen" | "high_utilization" | "stablecoin_depeg")[];
+                            /** @description Why the position is at its level, each trigger raising it to at least its own level (with debt): low_health_factor (below the low bound), stale_oracle (high: the oracle price of an asset held or owed is older than the wallet's oracleMaxAgeSeconds at the ledger's close time), pool_on_ice (medium), pool_frozen (high), high_utilization (medium / high: a borrowed reserve at the utilization bounds), stablecoin_depeg (high: a stablecoin held or owed off $1 by more than depegBps), borrow_rate_jump (medium: a borrowed reserve's rate 1.5 x or more of the monitor's last round). */
+                            triggers: ("low_health_factor" | "stale_oracle" | "pool_on_ice" | "pool_frozen" | "high_utilization" | "stablecoin_depeg" | "borrow_rate_jump")[];
                             /** @description Collateral at oracle prices, before the collateral factor. */
                             collateralValueUsd: number;
                             /** @description Debt at oracle prices, before the liability factor. */
