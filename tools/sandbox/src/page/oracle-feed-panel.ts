@@ -29,7 +29,7 @@ const PANEL_SCRIPT = `
     feeds.forEach((f) => {
       const head = cell('p', 'oracle ' + f.oracle + ' · ' + (f.running ? 'running' : 'stopped') + ' · heartbeat ' +
         f.heartbeatSeconds + ' s of ledger time ');
-      head.append(controls(f.oracle, f.running).firstChild);
+      head.append(...controls(f.oracle, f.running).childNodes);
       const table = document.createElement('table');
       const header = document.createElement('tr');
       ['asset', 'price', 'stamped (unix s)', 'age at the last close (s)', 'feed', ''].forEach((h) => header.append(cell('th', h)));
