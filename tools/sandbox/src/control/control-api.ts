@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StrKey } from '@stellar/stellar-sdk';
 import type { ChannelStandIns } from '../channels';
+import { HealthHistory } from '../health-history/health-history';
 import type { SandboxLedger } from '../ledger/sandbox-ledger';
 import { FAULT_KINDS, type FaultInjector, type FaultKind } from '../rpc/faults';
 import type { RpcEndpoint } from '../rpc/rpc-endpoint';
@@ -32,6 +33,8 @@ export class ControlApi {
   readonly directory = new SandboxDirectory();
   readonly setup: SandboxSetup;
   readonly storm: CongestionStorm;
+  /** Each position's health factor over time, with alert and close markers: the page's chart. */
+  readonly health: HealthHistory;
   scenario: LoadedScenario | undefined;
   private scenarioName: ScenarioName = 'empty';
   private readonly routes: Route[];
@@ -44,6 +47,7 @@ export class ControlApi {
   ) {
     this.setup = new SandboxSetup(ledger, this.directory);
     this.storm = new CongestionStorm(ledger);
+    this.health = new HealthHistory(ledger, this.directory, channels.log);
     this.routes = this.defineRoutes();
   }
 
@@ -81,6 +85,7 @@ export class ControlApi {
     const { setup } = this;
     return [
       { method: 'GET', pattern: /^\/control\/state$/, run: () => this.dump() },
+      { method: 'GET', pattern: /^\/control\/health-history$/, run: () => this.health.view() },
       { method: 'GET', pattern: /^\/control\/scenario$/, run: () => this.scenario ?? { name: 'empty' } },
       {
         method: 'GET',
@@ -202,6 +207,7 @@ export class ControlApi {
           this.channels.reset();
           this.endpoint.callCounts.clear();
           this.directory.clear();
+          this.health.clear();
           return this.load(name) ?? { name: 'empty' };
         },
       },

@@ -77,7 +77,6 @@ export function dumpSandbox(
   extras: { messages: ChannelSnapshot; faults: readonly FaultRule[]; rpcCalls: ReadonlyMap<string, number> },
 ): SandboxDump {
   const { directory } = setup;
-  const symbolOf = (asset: string) => directory.token(asset)?.symbol ?? asset.slice(0, 6);
   const accounts = directory.accounts.map(
     (account): AccountView => ({
       ...account,
@@ -113,7 +112,7 @@ export function dumpSandbox(
     accounts,
     prices,
     pools: directory.pools,
-    positions: directory.pools.flatMap((pool) => positionsIn(ledger, directory, pool.contractId, symbolOf)),
+    positions: readPositions(ledger, directory),
     transactions: ledger.history
       .allTransactions()
       .slice(-25)
@@ -130,6 +129,12 @@ export function dumpSandbox(
     faults: extras.faults,
     rpcCalls: Object.fromEntries(extras.rpcCalls),
   };
+}
+
+/** Every position of a known account in a known pool, with its health factor by the pool's own math. */
+export function readPositions(ledger: SandboxLedger, directory: SandboxDirectory): PositionView[] {
+  const symbolOf = (asset: string) => directory.token(asset)?.symbol ?? asset.slice(0, 6);
+  return directory.pools.flatMap((pool) => positionsIn(ledger, directory, pool.contractId, symbolOf));
 }
 
 function lastPrice(ledger: SandboxLedger, oracle: string, asset: string): PriceData | undefined {
