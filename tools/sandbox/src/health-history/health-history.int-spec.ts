@@ -74,17 +74,22 @@ describe('the health history behind the page chart', () => {
     expect(points.at(-1)?.ledger).toBe(sandbox.ledger.latest.sequence);
   });
 
-  it('marks an alert a stand-in received once, on the wallet and pool it names, and not on others', async () => {
+  it('marks an alert a stand-in received once, on the wallet and pool it names, and not on others; other messages as notices', async () => {
     const text = (id: string, pool: string) =>
       `CRITICAL risk: health factor 1.0100\n\nWallet: ${shortAddress(endangered.address)}\nPool: ${shortAddress(pool)}\n\nAlert ${id} · evaluated now`;
     expect((await telegram(text('a-1', scenario.pool))).status).toBe(200);
     expect((await telegram(text('a-1', scenario.pool))).status).toBe(200); // the same alert on a second channel
     expect((await telegram(text('a-2', scenario.swapReceiver))).status).toBe(200); // another pool
     const alerts = mine().markers.filter((m) => m.kind === 'alert');
+    expect(mine().markers).toHaveLength(1);
     expect(alerts).toEqual([
       expect.objectContaining({ title: 'CRITICAL risk: health factor 1.0100', ledger: sandbox.ledger.latest.sequence }),
     ]);
     expect(alerts[0].healthFactor).toBeCloseTo(mine().points.at(-1)?.healthFactor ?? 0, 6);
+    // Any other message naming the wallet (an agent's event) is a notice, not an alert.
+    const event = `Your risk agent sent a close\n\nWallet: ${shortAddress(endangered.address)}\n\nAgent event e-1 · now`;
+    expect((await telegram(event)).status).toBe(200);
+    expect(mine().markers.at(-1)).toMatchObject({ kind: 'notice', title: 'Your risk agent sent a close' });
     const healthy = series(history.view(), scenario.wallets.find((w) => w.key === 'healthy')?.address ?? '');
     expect(healthy?.markers).toEqual([]);
   });

@@ -14,12 +14,13 @@ export interface HealthPoint {
 }
 
 /**
- * Something that happened to the position: an `alert` (a message a channel stand-in received that names the
- * wallet, and its pool when it names one) or a `close` (a transaction of the wallet itself after which its debt in
- * the pool went down: a repay, a close or a deleverage).
+ * Something that happened to the position: an `alert` (a risk alert a channel stand-in received that names the
+ * wallet, and its pool when it names one), a `notice` (any other message naming them: an agent's events), or a
+ * `close` (a transaction of the wallet itself after which its debt in the pool went down: a repay, a close or a
+ * deleverage).
  */
 export interface HealthMarker {
-  readonly kind: 'alert' | 'close';
+  readonly kind: 'alert' | 'notice' | 'close';
   readonly ledger: number;
   readonly at: number;
   /** The last health factor read before it: where the chart draws it. */
@@ -176,7 +177,7 @@ export class HealthHistory {
       push(
         track.markers,
         {
-          kind: 'alert',
+          kind: subject.kind,
           ledger: this.ledger.latest.sequence,
           at: Date.parse(entry.receivedAt) / 1000,
           healthFactor: lastFactor(track),

@@ -1,31 +1,33 @@
 /**
  * The health chart's browser script (plain JavaScript, no build step). It polls `/control/health-history`, makes one
  * uPlot chart per position and, on each answer that differs, hands uPlot the new columns: x is time (unix seconds),
- * then the health factor, the alert and close markers (points only, drawn at the health factor last read before
+ * then the health factor, the alert, notice and close markers (points only, drawn at the health factor last read before
  * them) and four flat lines for the 1.0 and level bounds. Texts are set with `textContent` only.
  */
 export const HEALTH_CHART_SCRIPT = `
 (() => {
   const root = document.getElementById('health-charts');
   const charts = new Map();
-  const MARKER = { alert: '#b00020', close: '#176f2c' };
-  const dot = (color) => ({ show: true, size: 12, stroke: color, fill: color, width: 2 });
+  const MARKER = { alert: '#b00020', notice: '#9e9e9e', close: '#176f2c' };
+  const KINDS = ['alert', 'notice', 'close'];
+  const dot = (kind) => ({ show: true, size: kind === 'notice' ? 8 : 12, stroke: MARKER[kind], fill: MARKER[kind], width: 2 });
+  const marker = (kind) => ({ label: kind, stroke: MARKER[kind], paths: () => null, points: dot(kind), value: fixed });
   const flat = (label, color, dash) => ({ label, stroke: color, width: 1, dash, points: { show: false } });
   const fixed = (u, v) => (v === null || v === undefined ? '-' : v.toFixed(4));
   const element = (tag, text) => { const el = document.createElement(tag); if (text !== undefined) el.textContent = text; return el; };
 
   function columns(position, bounds) {
-    const rows = position.points.map((p) => [p.at, p.healthFactor, null, null]);
+    const rows = position.points.map((p) => [p.at, p.healthFactor, null, null, null]);
     for (const m of position.markers) {
       const y = m.healthFactor === null ? bounds.liquidation : m.healthFactor;
-      rows.push([m.at, null, m.kind === 'alert' ? y : null, m.kind === 'close' ? y : null]);
+      rows.push([m.at, null, ...KINDS.map((kind) => (m.kind === kind ? y : null))]);
     }
     rows.sort((a, b) => a[0] - b[0]);
     // uPlot wants x strictly increasing: a marker at the same instant as a reading moves a millisecond on.
     for (let i = 1; i < rows.length; i += 1) if (rows[i][0] <= rows[i - 1][0]) rows[i][0] = rows[i - 1][0] + 0.001;
     const xs = rows.map((row) => row[0]);
     const line = (value) => xs.map(() => value);
-    return [xs, rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]),
+    return [xs, ...[1, 2, 3, 4].map((i) => rows.map((row) => row[i])),
       line(bounds.liquidation), line(bounds.critical), line(bounds.high), line(bounds.medium)];
   }
 
@@ -37,8 +39,7 @@ export const HEALTH_CHART_SCRIPT = `
       series: [
         {},
         { label: 'health factor', stroke: '#1565c0', width: 2, spanGaps: true, value: fixed },
-        { label: 'alert', stroke: MARKER.alert, paths: () => null, points: dot(MARKER.alert), value: fixed },
-        { label: 'close', stroke: MARKER.close, paths: () => null, points: dot(MARKER.close), value: fixed },
+        ...KINDS.map(marker),
         flat(bounds.liquidation.toFixed(2) + ' liquidation', '#b00020'),
         flat(bounds.critical.toFixed(2) + ' critical', '#d84315', [6, 4]),
         flat(bounds.high.toFixed(2) + ' high', '#b28704', [6, 4]),
@@ -70,7 +71,8 @@ export const HEALTH_CHART_SCRIPT = `
     chart.signature = signature;
     chart.plot.setData(columns(position, bounds));
     const count = (kind) => position.markers.filter((m) => m.kind === kind).length;
-    Object.assign(chart.figure.dataset, { points: position.points.length, alerts: count('alert'), closes: count('close') });
+    Object.assign(chart.figure.dataset, { points: position.points.length, alerts: count('alert'),
+      notices: count('notice'), closes: count('close') });
     chart.markers.replaceChildren(...position.markers.map((m) => {
       const item = element('li', 'ledger ' + m.ledger + ' · ' + m.kind + ' · ' + m.title +
         (m.healthFactor === null ? '' : ' · health factor ' + m.healthFactor.toFixed(4)) + (m.txHash ? ' · ' + m.txHash.slice(0, 16) : ''));
