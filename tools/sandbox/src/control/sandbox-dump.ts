@@ -11,7 +11,7 @@ import type { ChannelSnapshot } from '../channels';
 import type { ClosedLedger } from '../ledger/ledger-history';
 import type { SandboxLedger } from '../ledger/sandbox-ledger';
 import type { FaultRule } from '../rpc/faults';
-import type { SandboxDirectory } from './directory';
+import type { KnownAccount, SandboxDirectory } from './directory';
 import type { SandboxSetup } from './sandbox-setup';
 
 export interface AccountView {
@@ -131,10 +131,18 @@ export function dumpSandbox(
   };
 }
 
-/** Every position of a known account in a known pool, with its health factor by the pool's own math. */
-export function readPositions(ledger: SandboxLedger, directory: SandboxDirectory): PositionView[] {
+/**
+ * Every position of a known account (of `accounts` only, when given) in a known pool, with its health factor by the
+ * pool's own math.
+ */
+export function readPositions(
+  ledger: SandboxLedger,
+  directory: SandboxDirectory,
+  accounts?: ReadonlySet<string>,
+): PositionView[] {
   const symbolOf = (asset: string) => directory.token(asset)?.symbol ?? asset.slice(0, 6);
-  return directory.pools.flatMap((pool) => positionsIn(ledger, directory, pool.contractId, symbolOf));
+  const known = accounts ? directory.accounts.filter((account) => accounts.has(account.address)) : directory.accounts;
+  return directory.pools.flatMap((pool) => positionsIn(ledger, directory, pool.contractId, known, symbolOf));
 }
 
 function lastPrice(ledger: SandboxLedger, oracle: string, asset: string): PriceData | undefined {
@@ -146,6 +154,7 @@ function positionsIn(
   ledger: SandboxLedger,
   directory: SandboxDirectory,
   poolId: string,
+  accounts: readonly KnownAccount[],
   symbolOf: (asset: string) => string,
 ): PositionView[] {
   const pool = directory.pool(poolId);
@@ -158,7 +167,7 @@ function positionsIn(
       return price ? [[reserve.asset, price] as const] : [];
     }),
   );
-  return directory.accounts.flatMap((account): PositionView[] => {
+  return accounts.flatMap((account): PositionView[] => {
     const positions = decodePositions(ledger.view(poolId, 'get_positions', [scAddress(account.address)]));
     const held = positions.collateral.size + positions.liabilities.size + positions.supply.size;
     if (held === 0) return [];

@@ -55,11 +55,14 @@ export interface HealthHistoryLimits {
   readonly markers: number;
   /** Positions followed (the one updated longest ago goes first). */
   readonly positions: number;
-  /** A ledger without transactions is read only when this long passed since the last reading. */
-  readonly quietReadMs: number;
+  /**
+   * Every position is read at most this often (wall time), off the ledger's close, and never more than a tenth of
+   * the time; 0 reads at every close, inside it (tests).
+   */
+  readonly readIntervalMs: number;
 }
 
-export const DEFAULT_LIMITS: HealthHistoryLimits = { points: 720, markers: 60, positions: 100, quietReadMs: 1000 };
+export const DEFAULT_LIMITS: HealthHistoryLimits = { points: 720, markers: 60, positions: 100, readIntervalMs: 1000 };
 
 interface Track extends PositionSeries {
   readonly points: HealthPoint[];
@@ -70,14 +73,17 @@ interface Track extends PositionSeries {
 }
 
 /**
- * Each position's health factor over time, kept by the sandbox itself: read at ledger closes with the pool's own
- * math (every ledger that applied transactions, otherwise at most once per `quietReadMs`), with alert markers from
- * the channel stand-ins' message log and close markers from the wallet's own transactions. Memory is bounded by
+ * Each position's health factor over time, kept by the sandbox itself with the pool's own math: every position
+ * read at most once per `readIntervalMs` after ledger closes (a timer, so a close stays as fast as it was), and a
+ * followed wallet that had a transaction applied read at that ledger's close (so its repay is marked at its own
+ * ledger, with its transaction); alert markers from the channel stand-ins' message log. Memory is bounded by
  * `limits`.
  */
 export class HealthHistory {
   private readonly tracks = new Map<string, Track>();
   private lastReadAt = 0;
+  private lastReadCostMs = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ledger: SandboxLedger,
@@ -99,28 +105,48 @@ export class HealthHistory {
   }
 
   private onLedger(closed: ClosedLedger): void {
+    const followed = new Set([...this.tracks.values()].map((track) => track.account));
+    const own = new Map<string, string>();
+    for (const hash of closed.transactions) {
+      const tx = this.ledger.transaction(hash);
+      if (tx?.status === 'SUCCESS' && followed.has(tx.source) && !own.has(tx.source)) own.set(tx.source, hash);
+    }
+    if (own.size > 0) this.read(closed.sequence, own, new Set(own.keys()));
+    if (this.limits.readIntervalMs === 0) return this.readAll();
+    if (this.timer) return;
+    const spacing = Math.max(this.limits.readIntervalMs, 10 * this.lastReadCostMs);
+    this.timer = setTimeout(() => this.readAll(), Math.max(0, this.lastReadAt + spacing - this.now()));
+    this.timer.unref();
+  }
+
+  private readAll(): void {
+    this.timer = undefined;
+    this.lastReadAt = this.now();
+    this.read(this.ledger.latest.sequence, new Map());
+    this.lastReadCostMs = this.now() - this.lastReadAt;
+  }
+
+  /** Reads the positions (of `accounts` only, when given); `own` maps a wallet to its transaction in `sequence`. */
+  private read(sequence: number, own: ReadonlyMap<string, string>, accounts?: ReadonlySet<string>): void {
     const now = this.now();
-    if (closed.transactions.length === 0 && now - this.lastReadAt < this.limits.quietReadMs) return;
-    this.lastReadAt = now;
     const at = now / 1000;
     const seen = new Set<string>();
-    for (const position of readPositions(this.ledger, this.directory)) {
+    for (const position of readPositions(this.ledger, this.directory, accounts)) {
       const key = `${position.pool}:${position.account}`;
       seen.add(key);
       const track = this.tracks.get(key) ?? (position.healthFactor === null ? undefined : this.follow(key, position));
       if (!track) continue;
-      this.noteRepay(track, closed, position.liabilities, at);
-      track.debt = position.liabilities;
+      this.noteRepay(track, sequence, own.get(track.account), position.liabilities, at);
       if (position.healthFactor !== null) {
-        push(track.points, { ledger: closed.sequence, at, healthFactor: Number(position.healthFactor) / 1e7 }, this.limits.points);
+        const point = { ledger: sequence, at, healthFactor: Number(position.healthFactor) / 1e7 };
+        push(track.points, point, this.limits.points);
         track.touched = now;
       }
     }
     // A position that is gone (closed in full) has no reading, but its last repay is still news.
     for (const [key, track] of this.tracks) {
-      if (seen.has(key)) continue;
-      this.noteRepay(track, closed, {}, at);
-      track.debt = {};
+      if (seen.has(key) || (accounts && !accounts.has(track.account))) continue;
+      this.noteRepay(track, sequence, own.get(track.account), {}, at);
     }
   }
 
@@ -144,24 +170,28 @@ export class HealthHistory {
   }
 
   /** A drop of any debt in a ledger where the wallet itself had a transaction applied: a close marker. */
-  private noteRepay(track: Track, closed: ClosedLedger, debt: Readonly<Record<string, string>>, at: number): void {
-    const repaid = Object.entries(track.debt).some(([symbol, before]) => BigInt(debt[symbol] ?? '0') < BigInt(before));
-    if (!repaid) return;
-    const own = closed.transactions
-      .map((hash) => this.ledger.transaction(hash))
-      .find((tx) => tx?.status === 'SUCCESS' && tx.source === track.account);
-    if (!own) return;
+  private noteRepay(
+    track: Track,
+    sequence: number,
+    txHash: string | undefined,
+    debt: Readonly<Record<string, string>>,
+    at: number,
+  ): void {
+    const before = track.debt;
+    track.debt = debt;
+    const repaid = Object.entries(before).some(([symbol, amount]) => BigInt(debt[symbol] ?? '0') < BigInt(amount));
+    if (!repaid || !txHash) return;
     const cleared = Object.values(debt).every((amount) => amount === '0');
     push(
       track.markers,
       {
         kind: 'close',
-        ledger: closed.sequence,
+        ledger: sequence,
         at,
         healthFactor: lastFactor(track),
         title: cleared ? 'position closed: debt repaid in full' : 'debt reduced (partial close or repay)',
-        txHash: own.hash,
-        key: own.hash,
+        txHash,
+        key: txHash,
       },
       this.limits.markers,
     );
