@@ -11,6 +11,15 @@ import { type AgentCalls, agentCalls, agentStack } from './support/agents';
 import { type HeadlessChromium, headlessChromium } from './support/headless-chromium';
 import { privateRedis } from './support/private-redis';
 
+/** Polls `check` until it holds (30 s at most). */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 describe('the sandbox page chart in a headless browser', () => {
   let redis: Awaited<ReturnType<typeof privateRedis>>;
   let stack: Stack;
@@ -39,8 +48,10 @@ describe('the sandbox page chart in a headless browser', () => {
 
     const { page, errors } = browser;
     await page.goto(stack.sandbox.url);
-    await page.evaluate(() => Object.assign(window, { chartTestMark: 'the same page' }));
-    const chart = page.locator(`figure.health-chart[data-account="${owner.address}"][data-pool="${stack.scenario.pool}"]`);
+    await page.evaluate(() => Object.assign(globalThis, { chartTestMark: 'the same page' }));
+    const chart = page.locator(
+      `figure.health-chart[data-account="${owner.address}"][data-pool="${stack.scenario.pool}"]`,
+    );
     await chart.locator('canvas').first().waitFor({ timeout: 30_000 });
     expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(0);
     expect(await chart.locator('li[data-marker="close"]').count()).toBe(0);
@@ -51,11 +62,7 @@ describe('the sandbox page chart in a headless browser', () => {
       const price = await minusTen.getAttribute('data-price');
       await minusTen.click();
       // The price cell is swapped in live with the new price (the next press starts from it).
-      await page.waitForFunction(
-        ([asset, before]) => document.querySelector(`button[data-asset="${asset}"]`)?.getAttribute('data-price') !== before,
-        [stack.scenario.xlm, price] as const,
-        { timeout: 15_000 },
-      );
+      await until(async () => (await minusTen.getAttribute('data-price')) !== price, 'the new XLM price on the page');
       await closeMarker.waitFor({ timeout: 30_000 }).catch(() => undefined);
     }
     await closeMarker.waitFor({ timeout: 30_000 });
@@ -72,9 +79,7 @@ describe('the sandbox page chart in a headless browser', () => {
     // The agent's own messages to its owner (key bought, close sent) are notices on the same chart.
     await chart.locator('li[data-marker="notice"]', { hasText: /Your risk agent sent a close/ }).waitFor();
     // Live, not reloaded: the value set on the page's window before the first press is still there.
-    expect(await page.evaluate(() => (window as unknown as { chartTestMark?: string }).chartTestMark)).toBe(
-      'the same page',
-    );
+    expect(await page.evaluate(() => (globalThis as { chartTestMark?: string }).chartTestMark)).toBe('the same page');
     expect(errors.filter((e) => !/404/.test(e))).toEqual([]);
   }, 180_000);
 });

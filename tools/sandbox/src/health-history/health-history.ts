@@ -56,8 +56,8 @@ export interface HealthHistoryLimits {
   /** Positions followed (the one updated longest ago goes first). */
   readonly positions: number;
   /**
-   * Every position is read at most this often (wall time), off the ledger's close, and never more than a tenth of
-   * the time; 0 reads at every close, inside it (tests).
+   * Every position is read at most this often (wall time), off the ledger's close, and never more than a twentieth
+   * of the time; 0 reads at every close, inside it (tests).
    */
   readonly readIntervalMs: number;
 }
@@ -97,7 +97,11 @@ export class HealthHistory {
   }
 
   view(): HealthHistoryView {
-    return { ledger: this.ledger.latest.sequence, bounds: LEVEL_BOUNDS, positions: [...this.tracks.values()].map(series) };
+    return {
+      ledger: this.ledger.latest.sequence,
+      bounds: LEVEL_BOUNDS,
+      positions: [...this.tracks.values()].map(series),
+    };
   }
 
   clear(): void {
@@ -114,7 +118,7 @@ export class HealthHistory {
     if (own.size > 0) this.read(closed.sequence, own, new Set(own.keys()));
     if (this.limits.readIntervalMs === 0) return this.readAll();
     if (this.timer) return;
-    const spacing = Math.max(this.limits.readIntervalMs, 10 * this.lastReadCostMs);
+    const spacing = Math.max(this.limits.readIntervalMs, 20 * this.lastReadCostMs);
     this.timer = setTimeout(() => this.readAll(), Math.max(0, this.lastReadAt + spacing - this.now()));
     this.timer.unref();
   }
