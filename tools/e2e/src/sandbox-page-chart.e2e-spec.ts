@@ -49,6 +49,11 @@ describe('the sandbox page chart in a headless browser', () => {
     const { page, errors } = browser;
     await page.goto(stack.sandbox.url);
     await page.evaluate(() => Object.assign(globalThis, { chartTestMark: 'the same page' }));
+    let reloads = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) reloads += 1;
+    });
+    const ledgerHeading = page.locator('section[data-section] h2').first();
     const chart = page.locator(
       `figure.health-chart[data-account="${owner.address}"][data-pool="${stack.scenario.pool}"]`,
     );
@@ -79,6 +84,13 @@ describe('the sandbox page chart in a headless browser', () => {
     // The agent's own messages to its owner (key bought, close sent) are notices on the same chart.
     await chart.locator('li[data-marker="notice"]', { hasText: /Your risk agent sent a close/ }).waitFor();
     // Live, not reloaded: the value set on the page's window before the first press is still there.
+    // The rest of the page is refreshed in place every 5 s (the old page reloaded itself at that pace): after two
+    // refreshes of the ledger heading the page is still the one the test marked, never navigated again.
+    for (const refresh of [1, 2]) {
+      const heading = await ledgerHeading.textContent();
+      await until(async () => (await ledgerHeading.textContent()) !== heading, `ledger heading refresh ${refresh}`);
+    }
+    expect(reloads).toBe(0);
     expect(await page.evaluate(() => (globalThis as { chartTestMark?: string }).chartTestMark)).toBe('the same page');
     expect(errors.filter((e) => !/404/.test(e))).toEqual([]);
   }, 180_000);
