@@ -30,11 +30,8 @@ export interface HealthMarker {
   readonly key: string;
 }
 
-export interface PositionSeries {
-  readonly pool: string;
-  readonly poolName: string;
-  readonly account: string;
-  readonly label: string;
+/** A position (as the page's Positions table names it) and its readings. */
+export interface PositionSeries extends Pick<PositionView, 'pool' | 'poolName' | 'account' | 'label'> {
   readonly points: readonly HealthPoint[];
   readonly markers: readonly HealthMarker[];
 }
