@@ -131,6 +131,23 @@ describe('the health history behind the page chart', () => {
     expect(mine().markers.filter((m) => m.kind === 'close')).toHaveLength(1);
   });
 
+  it('follows at most `positions` positions and keeps the last `markers` markers of each', async () => {
+    const small = new HealthHistory(sandbox.ledger, sandbox.control.directory, sandbox.channels.log, {
+      points: 2,
+      markers: 1,
+      positions: 1,
+      readIntervalMs: 0,
+    });
+    sandbox.ledger.closeLedger();
+    const [only] = small.view().positions;
+    expect(small.view().positions).toHaveLength(1); // the demo has two wallets with debt
+    for (const id of ['m-1', 'm-2']) {
+      const alert = `HIGH risk: health factor 1.2000 (${id})\n\nWallet: ${shortAddress(only.account)}\n\nAlert ${id} · now`;
+      expect((await telegram(alert)).status).toBe(200);
+    }
+    expect(small.view().positions[0].markers).toEqual([expect.objectContaining({ key: 'Alert m-2' })]);
+  });
+
   it('forgets everything on a reset of the sandbox', async () => {
     await fetch(`${sandbox.url}/control/reset`, { method: 'POST', body: '{}' });
     const served = (await (await fetch(`${sandbox.url}/control/health-history`)).json()) as HealthHistoryView;
