@@ -1,5 +1,6 @@
 import { LedgerWallet, REQUEST_TYPES, encodeRequest } from '@rp/ledger';
-import { Contract, Networks, TransactionBuilder, nativeToScVal, rpc, xdr } from '@stellar/stellar-sdk';
+import { randomBytes } from 'node:crypto';
+import { Contract, Networks, StrKey, TransactionBuilder, nativeToScVal, rpc, xdr } from '@stellar/stellar-sdk';
 import { type RunningSandbox, startSandbox } from '../sandbox';
 import { UNIT } from '../control/sandbox-setup';
 import { DEMO_ACCOUNTS, type DemoWallet, type LoadedScenario } from '../scenario';
@@ -146,6 +147,23 @@ describe('the health history behind the page chart', () => {
       expect((await telegram(alert)).status).toBe(200);
     }
     expect(small.view().positions[0].markers).toEqual([expect.objectContaining({ key: 'Alert m-2' })]);
+  });
+
+  it('never breaks a ledger close: a reading that fails is reported in the view, and the next one clears it', () => {
+    const pools = sandbox.control.directory.pools;
+    // A pool the directory names but the ledger does not hold: reading it throws.
+    pools.push({
+      name: 'ghost',
+      contractId: StrKey.encodeContract(randomBytes(32)),
+      oracle: scenario.oracle,
+      reserves: [scenario.xlm],
+    });
+    expect(() => sandbox.ledger.closeLedger()).not.toThrow();
+    expect(history.view().readError).toEqual(expect.any(String));
+    pools.pop();
+    sandbox.ledger.closeLedger();
+    expect(history.view().readError).toBeUndefined();
+    expect(mine().points.at(-1)?.ledger).toBe(sandbox.ledger.latest.sequence);
   });
 
   it('forgets everything on a reset of the sandbox', async () => {

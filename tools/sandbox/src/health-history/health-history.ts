@@ -43,6 +43,8 @@ export interface HealthHistoryView {
   readonly ledger: number;
   readonly bounds: typeof LEVEL_BOUNDS;
   readonly positions: readonly PositionSeries[];
+  /** Why the last reading failed, when it did (the chart keeps what it had; the ledger closes regardless). */
+  readonly readError?: string;
 }
 
 export interface HealthHistoryLimits {
@@ -81,6 +83,7 @@ export class HealthHistory {
   private lastReadAt = 0;
   private lastReadCostMs = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readError: string | undefined;
 
   constructor(
     private readonly ledger: SandboxLedger,
@@ -98,6 +101,7 @@ export class HealthHistory {
       ledger: this.ledger.latest.sequence,
       bounds: LEVEL_BOUNDS,
       positions: [...this.tracks.values()].map(series),
+      ...(this.readError ? { readError: this.readError } : {}),
     };
   }
 
@@ -127,8 +131,20 @@ export class HealthHistory {
     this.lastReadCostMs = this.now() - this.lastReadAt;
   }
 
-  /** Reads the positions (of `accounts` only, when given); `own` maps a wallet to its transaction in `sequence`. */
+  /**
+   * Reads the positions (of `accounts` only, when given); `own` maps a wallet to its transaction in `sequence`. A
+   * reading runs inside a ledger close or a timer: whatever fails in it is kept for the view, never thrown there.
+   */
   private read(sequence: number, own: ReadonlyMap<string, string>, accounts?: ReadonlySet<string>): void {
+    try {
+      this.apply(sequence, own, accounts);
+      this.readError = undefined;
+    } catch (error) {
+      this.readError = (error as Error).message;
+    }
+  }
+
+  private apply(sequence: number, own: ReadonlyMap<string, string>, accounts?: ReadonlySet<string>): void {
     const now = this.now();
     const at = now / 1000;
     const seen = new Set<string>();

@@ -101,6 +101,8 @@ export const HEALTH_CHART_SCRIPT = `
       charts.delete(key);
     }
     root.dataset.ledger = view.ledger;
+    if (view.readError) root.dataset.error = 'the last reading failed: ' + view.readError;
+    else delete root.dataset.error;
   }
 
   const loop = () => refresh()
