@@ -12,6 +12,7 @@ export * from './position-risk';
 export * from './pool-triggers';
 export * from './position-summary';
 export * from './swap-receiver-client';
+export * from './rescue-planner';
 export * from './unwind-planner';
 export * from './unwind-route';
 export * as blendScVal from './scval';
