@@ -2,7 +2,7 @@ import { Keypair, StrKey } from '@stellar/stellar-sdk';
 import { REQUEST_TYPES, type Positions, type Reserve } from './layouts';
 import { toAssetFromDToken, toBTokenDown, toDTokenUp } from './math';
 import { withSlippage } from './position-requests';
-import { type RescuePlan, isRescueRefusal, planRescue } from './rescue-planner';
+import { type RescueOptions, type RescuePlan, isRescueRefusal, planRescue } from './rescue-planner';
 import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from './test-fixtures';
 import { type UnwindPosition, healthOf } from './unwind-planner';
 
@@ -46,8 +46,8 @@ function underwater(usdcDebt = 2_200n * UNIT): UnwindPosition {
 }
 
 const funds = (balances: [string, bigint][]) => ({ balances: new Map(balances) });
-const options = { wallet: WALLET, slippageBps: SLIPPAGE, target: TARGET, poolStatus: 1 };
-const rescue = (position: UnwindPosition, balances: [string, bigint][], extra: Partial<typeof options> = {}) =>
+const options: RescueOptions = { wallet: WALLET, slippageBps: SLIPPAGE, target: TARGET, poolStatus: 1 };
+const rescue = (position: UnwindPosition, balances: [string, bigint][], extra: Partial<RescueOptions> = {}) =>
   planRescue(position, funds(balances), { ...options, ...extra });
 
 /** The positions a plan leaves, applying its requests as the pool does (repay burns dTokens down, supply mints bTokens down). */
