@@ -178,6 +178,7 @@ function balancesWanted(request: BuildTransactionRequest): BalancesWanted {
   if (request.action !== 'UNWIND') return { known: [] };
   return {
     known: [],
+    auction: true,
     fromPosition: (pool: BlendPool, positions: Positions) => {
       const held = new Set([...positions.collateral.keys(), ...positions.liabilities.keys()]);
       return pool.reserveList.filter((_asset, index) => held.has(index));

@@ -5,8 +5,7 @@
  */
 import type { BuildResponse } from '@rp/contracts';
 import { type LedgerWallet, blendScVal, decodePositions, networkPassphrase, poolRequestsOf, readInvocation } from '@rp/ledger';
-import { DEMO_PRICES, UNIT } from '@rp/sandbox';
-import { hasAuction, startAuction } from '../../test/auction.int-support';
+import { DEMO_PRICES, UNIT, hasAuction, startAuction } from '@rp/sandbox';
 import { type TxbHarness, startTxbHarness } from '../../test/txb.int-support';
 
 const TESTNET = networkPassphrase('ledger:testnet');

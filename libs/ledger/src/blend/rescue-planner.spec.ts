@@ -2,7 +2,7 @@ import { Keypair, StrKey } from '@stellar/stellar-sdk';
 import { REQUEST_TYPES, type Positions, type Reserve } from './layouts';
 import { toAssetFromDToken, toBTokenDown, toDTokenUp } from './math';
 import { withSlippage } from './position-requests';
-import { type RescueOptions, type RescuePlan, isRescueRefusal, planRescue } from './rescue-planner';
+import { type RescueOptions, type RescuePlan, isRescueRefusal, planRescue, withAuctionDeleted } from './rescue-planner';
 import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from './test-fixtures';
 import { type UnwindPosition, healthOf } from './unwind-planner';
 
@@ -145,5 +145,15 @@ describe('planRescue', () => {
       reserves: RESERVES.map((r) => (r.asset === EURC ? { ...r, config: { ...r.config, enabled: false } } : r)),
     };
     expect(rescue(disabled, balances)).toMatchObject({ refused: 'not-enough-funds' });
+  });
+
+  it('a close during an auction carries request 9 last; without one it is unchanged', () => {
+    const close = { requests: [{ requestType: REQUEST_TYPES.Repay, address: USDC, amount: UNIT }], operations: 1, route: 'submit' };
+    expect(withAuctionDeleted(close, WALLET, false)).toBe(close);
+    expect(withAuctionDeleted(close, WALLET, true)).toEqual({
+      ...close,
+      requests: [...close.requests, { requestType: REQUEST_TYPES.DeleteLiquidationAuction, address: WALLET, amount: 0n }],
+      operations: 2,
+    });
   });
 });

@@ -66,6 +66,20 @@ export const deleteAuctionRequest = (wallet: string): Request => ({
   amount: 0n,
 });
 
+/**
+ * An unwind (or any close) of a wallet an auction runs against: the pool refuses every `submit` of the user while
+ * the auction stands (AuctionInProgress, 1212) unless the same call deletes it, and a close leaves the position
+ * healthy, so the close carries request 9 last. Unchanged without an auction.
+ */
+export function withAuctionDeleted<T extends { readonly requests: readonly Request[]; readonly operations: number }>(
+  plan: T,
+  wallet: string,
+  auction: boolean | undefined,
+): T {
+  if (!auction) return plan;
+  return { ...plan, requests: [...plan.requests, deleteAuctionRequest(wallet)], operations: plan.operations + 1 };
+}
+
 interface Lever {
   readonly requestType: RescueLever['requestType'];
   readonly reserve: Reserve;

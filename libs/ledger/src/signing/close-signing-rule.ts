@@ -183,9 +183,6 @@ function verifyPoolCall(contract: string, fn: string, args: xdr.ScVal[], context
     if (stranger) return refuse('wrong_address', `${fn} ${stranger} is not the wallet`);
     requests = (args[3].vec() ?? []).map(decodeRequest);
   }
-  if (fn !== 'submit' && requests.some((request) => request.requestType === REQUEST_TYPES.DeleteLiquidationAuction)) {
-    return refuse('wrong_function', `a rescue (request 9) is a plain submit, not ${fn}`);
-  }
   return verifyRequests(requests, flashLoan, context);
 }
 
@@ -240,12 +237,18 @@ function verifyRequests(requests: Request[], flashLoan: FlashLoan | undefined, c
 }
 
 const CLOSE_REQUESTS = new Set<number>([REQUEST_TYPES.Repay, REQUEST_TYPES.WithdrawCollateral]);
-const RESCUE_REQUESTS = new Set<number>([REQUEST_TYPES.Repay, REQUEST_TYPES.SupplyCollateral, REQUEST_TYPES.DeleteLiquidationAuction]);
+const RESCUE_REQUESTS = new Set<number>([
+  REQUEST_TYPES.Repay,
+  REQUEST_TYPES.WithdrawCollateral,
+  REQUEST_TYPES.SupplyCollateral,
+  REQUEST_TYPES.DeleteLiquidationAuction,
+]);
 
 /**
- * The request types a transaction may carry: a close Repay (5) and WithdrawCollateral (3); a rescue (it carries a
- * DeleteLiquidationAuction, 9) Repay, SupplyCollateral (2) and the 9, in a plain `submit`, and only when an auction
- * against the wallet was seen. Fills (6, 7, 8), borrows and supplies otherwise: never.
+ * The request types a transaction may carry: a close Repay (5) and WithdrawCollateral (3). A transaction carrying
+ * DeleteLiquidationAuction (9: a rescue, or a close during an auction, which the pool refuses without it) only when
+ * the ledger shows an auction against the wallet, with SupplyCollateral (2) allowed besides (bounded by the rescue's
+ * target). Fills (6, 7, 8), borrows and plain supplies: never.
  */
 function rescueKinds(
   rescue: boolean,
@@ -255,7 +258,7 @@ function rescueKinds(
   if (!context.rescue) {
     return { ok: false, reason: 'wrong_request_type', detail: 'request 9 (DeleteLiquidationAuction) without an auction against the wallet' };
   }
-  return { ok: true, allowed: RESCUE_REQUESTS, names: 'Repay (5), SupplyCollateral (2) or DeleteLiquidationAuction (9) in a rescue' };
+  return { ok: true, allowed: RESCUE_REQUESTS, names: 'Repay (5), WithdrawCollateral (3), SupplyCollateral (2) or DeleteLiquidationAuction (9) in a rescue' };
 }
 
 /**

@@ -109,9 +109,7 @@ describe('the signing rule on a rescue', () => {
     expect(verdict(submit([ownFill, DELETE]))).toMatchObject({ ok: false, reason: 'wrong_request_type' });
   });
 
-  it('refuses a withdrawal of collateral in a rescue, and collateral supplied outside one', () => {
-    const withdraw = { requestType: REQUEST_TYPES.WithdrawCollateral, address: XLM, amount: UNIT };
-    expect(verdict(submit([withdraw, DELETE]))).toMatchObject({ ok: false, reason: 'wrong_request_type' });
+  it('refuses collateral supplied outside a rescue', () => {
     expect(verdict(submit(SUPPLY_RESCUE.requests.slice(0, 1)))).toMatchObject({ ok: false, reason: 'wrong_request_type' });
   });
 
@@ -123,12 +121,17 @@ describe('the signing rule on a rescue', () => {
     expect(verdict(submit([owed, DELETE]))).toMatchObject({ ok: false, reason: 'amount_above_position' });
   });
 
-  it('refuses request 9 outside a plain submit', () => {
-    expect(verdict(envelope(poolSubmitWithAllowanceOperation(POOL, WALLET, REPAY_RESCUE.requests)))).toMatchObject({
-      ok: false,
-      reason: 'wrong_function',
-    });
+  it('signs a close during an auction (an unwind carrying request 9, flash loan included), bounded as any close', () => {
+    const repay = { requestType: REQUEST_TYPES.Repay, address: USDC, amount: 1_000n * UNIT };
+    const withdraw = { requestType: REQUEST_TYPES.WithdrawCollateral, address: XLM, amount: 2_000n * UNIT };
+    expect(verdict(envelope(poolSubmitWithAllowanceOperation(POOL, WALLET, [repay, withdraw, DELETE])))).toEqual({ ok: true });
     const loan = { contract: RECEIVER, asset: XLM, amount: UNIT };
-    expect(verdict(envelope(poolFlashLoanOperation(POOL, WALLET, loan, [DELETE])))).toMatchObject({ ok: false, reason: 'wrong_function' });
+    expect(verdict(envelope(poolFlashLoanOperation(POOL, WALLET, loan, [DELETE])))).toEqual({ ok: true });
+    const tooMuch = { ...withdraw, amount: 20_000n * UNIT };
+    expect(verdict(submit([tooMuch, DELETE]))).toMatchObject({ ok: false, reason: 'amount_above_position' });
+    expect(verdict(envelope(poolFlashLoanOperation(POOL, WALLET, loan, [DELETE])), { rescue: undefined })).toMatchObject({
+      ok: false,
+      reason: 'wrong_request_type',
+    });
   });
 });

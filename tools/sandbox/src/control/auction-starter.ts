@@ -1,12 +1,12 @@
-import { blendScVal } from '@rp/ledger';
-import type { RunningSandbox } from '@rp/sandbox';
+import { REQUEST_TYPES, blendScVal, encodeRequest } from '@rp/ledger';
+import type { RunningSandbox } from '../sandbox';
 import { xdr } from '@stellar/stellar-sdk';
 
 /** Liquidation percents tried in turn: the pool takes one that leaves the user between 1.03 and 1.15 afterwards. */
 const PERCENTS = [50, 40, 60, 30, 70, 25, 80, 20, 90, 15, 100, 10, 5];
 
 /**
- * Starts a user liquidation auction against `user` (health factor below 1.0) as a liquidator would: `new_auction`
+ * For tests and benches in process with the sandbox. Starts a user liquidation auction against `user` (health factor below 1.0) as a liquidator would: `new_auction`
  * on the pool with the user's debt as the bid and collateral as the lot, at the first percent the pool sizes.
  */
 export function startAuction(
@@ -43,4 +43,11 @@ export function hasAuction(sandbox: RunningSandbox, pool: string, user: string):
   } catch {
     return false;
   }
+}
+
+/** `filler` fills `percent` of the auction against `user` (request 6 in its own `submit`), as a liquidator would. */
+export function fillAuction(sandbox: RunningSandbox, pool: string, filler: string, user: string, percent: bigint): void {
+  const from = blendScVal.scAddress(filler);
+  const fill = encodeRequest({ requestType: REQUEST_TYPES.FillUserLiquidationAuction, address: user, amount: percent });
+  sandbox.ledger.invokePrivileged(pool, 'submit', [from, from, from, xdr.ScVal.scvVec([fill])]);
 }
