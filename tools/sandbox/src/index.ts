@@ -15,3 +15,5 @@ export { BLEND_POOL_CONTRACT } from './contracts/blend-pool';
 export { ORACLE_CONTRACT } from './contracts/oracle';
 export { SWAP_RECEIVER_CONTRACT } from './contracts/swap-receiver';
 export { POOL_FACTORY_CONTRACT } from './contracts/pool-factory';
+export { SANDBOX_LIQUIDATOR, SandboxLiquidator } from './control/sandbox-liquidator';
+export type { AuctionStarted, LiquidatorSubmission } from './control/sandbox-liquidator';
