@@ -3,8 +3,7 @@
  * enough repaid, then DeleteLiquidationAuction) through txb the poll it sees the auction, the signing rule passes it
  * (the ledger shows the auction), and it lands before any fill: the auction is gone and the wallet keeps every bToken
  * of its collateral. A liquidator's fill sent while the rescue waits for the same ledger fails there (or is refused
- * at once when the auction is already gone). Real processes: agent, subscription, txb, gateway; ledgers every 2 s so
- * the fill can be sent into the ledger the rescue waits for.
+ * at once when the auction is already gone). Real processes: agent, subscription, txb, gateway; a ledger a second.
  */
 import { type Stack, startStack } from '@rp/dev';
 import { blendScVal, decodePositions } from '@rp/ledger';
@@ -23,7 +22,7 @@ describe('the risk agent rescues its wallet from a liquidation auction', () => {
   let auctions: AuctionCalls;
 
   beforeAll(async () => {
-    stack = await startStack(agentStack({ redisDb: 12, ledgerIntervalMs: 2000 }));
+    stack = await startStack(agentStack({ redisDb: 12, ledgerIntervalMs: 1000 }));
     agents = agentCalls(stack);
     auctions = auctionCalls(stack);
   }, 180_000);
@@ -41,15 +40,16 @@ describe('the risk agent rescues its wallet from a liquidation auction', () => {
   it('the rescue lands before any fill: the auction is gone, the wallet keeps its collateral, the fill fails', async () => {
     // The wallet keeps the 1,900 USDC it borrowed: enough to repay its way back to health.
     const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, usdcForKey: 1n * UNIT });
-    const agent = await agents.start(owner);
+    // Polls slower than ledgers: the price drop below lands with the auction before the agent's next poll (seen
+    // alone, a position under 1.0 is closed at once, as it should be).
+    const agent = await agents.start(owner, { POLL_INTERVAL_MS: '3000' });
     const ready = await agents.until(agent, (s) => s.subscription.active && s.positions.length === 1, 'a key and the position', 90_000);
     expect(ready.positions[0]).toMatchObject({ riskLevel: 'high' });
     const collateral = collateralOf(owner.address);
 
-    // Right after a ledger (the agent polls every second, ledgers close every 2 s): under 1.0 and, in the same
-    // instant, the sandbox's liquidator sends new_auction for the next ledger, before the agent's next poll.
-    const from = stack.sandbox.ledger.latest.sequence;
-    while (stack.sandbox.ledger.latest.sequence === from) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Right after a poll: under 1.0 and, in the same instant, the sandbox's liquidator sends new_auction for the
+    // next ledger (within a second), before the agent's next poll.
+    await agents.until(agent, (s) => s.lastPollAt !== ready.lastPollAt, 'the next poll');
     agents.setXlmPrice(UNDERWATER_XLM_PRICE);
     const started = auctions.start(owner.address);
     expect(started.status).toBe('PENDING');

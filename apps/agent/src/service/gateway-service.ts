@@ -92,14 +92,15 @@ export class GatewayService implements AgentService {
   }
 
   /**
-   * The service's `liquidation_auction` trigger, or, for a position under 1.0 (the only kind an auction can start
-   * against) the monitor has not flagged yet, the pool's Auction entry on the ledger: the rescue goes out the ledger
-   * the agent sees the auction, whichever of the two sees it first.
+   * Whether an auction runs against the wallet: asked of the pool's Auction entry on the ledger when the service's
+   * `liquidation_auction` trigger says so or the position is under 1.0 (the only kind an auction can start against),
+   * so the rescue goes out the poll the agent sees the auction even before the monitor flags it, and a trigger that
+   * outlives a deleted auction starts nothing. When the ledger cannot be read, the trigger decides.
    */
   private async auctionAgainst(position: { poolAddress: string; healthFactor: number | null; triggers?: readonly string[] }) {
-    if (position.triggers?.includes('liquidation_auction')) return true;
-    if (position.healthFactor === null || position.healthFactor >= 1) return false;
-    return this.ledger.auction(position.poolAddress).catch(() => false);
+    const flagged = position.triggers?.includes('liquidation_auction') === true;
+    if (!flagged && (position.healthFactor === null || position.healthFactor >= 1)) return false;
+    return this.ledger.auction(position.poolAddress).catch(() => flagged);
   }
 
   /** A refused key is told to the subscription; anything but the service being unavailable is thrown on. */
