@@ -1,39 +1,16 @@
-import { Keypair, StrKey } from '@stellar/stellar-sdk';
-import { REQUEST_TYPES, type Positions, type Reserve } from './layouts';
+import { Keypair } from '@stellar/stellar-sdk';
+import { REQUEST_TYPES, type Positions } from './layouts';
 import { toAssetFromDToken, toBTokenDown, toDTokenUp } from './math';
 import { withSlippage } from './position-requests';
 import { type RescueOptions, type RescuePlan, isRescueRefusal, planRescue, withAuctionDeleted } from './rescue-planner';
-import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from './test-fixtures';
+import { threeReservePool } from './test-fixtures';
 import { type UnwindPosition, healthOf } from './unwind-planner';
 
-const contract = (seed: number) => StrKey.encodeContract(Buffer.alloc(32, seed));
-const USDC = contract(1);
-const XLM = contract(2);
-const EURC = contract(3);
+const { usdc: USDC, eurc: EURC, reserves: RESERVES, prices: PRICES } = threeReservePool();
 const WALLET = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey();
 const UNIT = 10_000_000n;
 const TARGET = 11_000_000n;
 const SLIPPAGE = 100;
-
-const reserve = (asset: string, index: number, cFactor: number, lFactor: number): Reserve => ({
-  asset,
-  config: { ...SAMPLE_RESERVE_CONFIG, index, cFactor, lFactor },
-  data: { ...FRESH_RESERVE_DATA, bRate: 1_000_300_000_007n, dRate: 1_000_900_000_013n },
-  scalar: UNIT,
-});
-const RESERVES = [
-  reserve(USDC, 0, 9_500_000, 9_500_000),
-  reserve(XLM, 1, 7_500_000, 7_500_000),
-  reserve(EURC, 2, 9_000_000, 9_000_000),
-];
-const PRICES = {
-  decimals: 7,
-  prices: new Map([
-    [USDC, { price: 10_000_000n, timestamp: 0n }],
-    [XLM, { price: 3_000_000n, timestamp: 0n }],
-    [EURC, { price: 11_000_000n, timestamp: 0n }],
-  ]),
-};
 
 /** 10,000 XLM of collateral ($3,000, $2,250 after its factor) and 2,200 USDC of debt: health factor ~0.97. */
 function underwater(usdcDebt = 2_200n * UNIT): UnwindPosition {

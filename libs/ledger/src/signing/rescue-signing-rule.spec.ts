@@ -1,41 +1,23 @@
-import { Account, Keypair, Networks, StrKey, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
-import { REQUEST_TYPES, type Positions, type Request, type Reserve } from '../blend/layouts';
+import { Account, Keypair, Networks, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
+import { REQUEST_TYPES, type Positions, type Request } from '../blend/layouts';
 import { toBTokenDown, toDTokenUp } from '../blend/math';
 import { poolFlashLoanOperation, poolSubmitOperation, poolSubmitWithAllowanceOperation } from '../blend/pool-operations';
 import { type RescuePlan, deleteAuctionRequest, planRescue } from '../blend/rescue-planner';
-import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from '../blend/test-fixtures';
+import { fixtureContract, threeReservePool } from '../blend/test-fixtures';
 import type { UnwindPosition } from '../blend/unwind-planner';
 import { type CloseSigningContext, verifyCloseTransaction } from './close-signing-rule';
 
 /** The signing rule on rescues (issue 19 §5, docs/adr/027-auction-rescue.md): request 9 only for the wallet itself. */
 
-const contract = (seed: number) => StrKey.encodeContract(Buffer.alloc(32, seed));
-const USDC = contract(1);
-const XLM = contract(2);
-const EURC = contract(3);
-const POOL = contract(5);
-const RECEIVER = contract(9);
+const { usdc: USDC, xlm: XLM, eurc: EURC, reserves: RESERVES, prices: PRICES } = threeReservePool();
+const POOL = fixtureContract(5);
+const RECEIVER = fixtureContract(9);
 const WALLET = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey();
 const STRANGER = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 2)).publicKey();
 const UNIT = 10_000_000n;
 const NOW = 1_800_000_000;
 const TARGET = 11_000_000n;
 
-const reserve = (asset: string, index: number, factor: number): Reserve => ({
-  asset,
-  config: { ...SAMPLE_RESERVE_CONFIG, index, cFactor: factor, lFactor: factor },
-  data: { ...FRESH_RESERVE_DATA, bRate: 1_000_300_000_007n, dRate: 1_000_900_000_013n },
-  scalar: UNIT,
-});
-const RESERVES = [reserve(USDC, 0, 9_500_000), reserve(XLM, 1, 7_500_000), reserve(EURC, 2, 9_000_000)];
-const PRICES = {
-  decimals: 7,
-  prices: new Map([
-    [USDC, { price: 10_000_000n, timestamp: 0n }],
-    [XLM, { price: 3_000_000n, timestamp: 0n }],
-    [EURC, { price: 11_000_000n, timestamp: 0n }],
-  ]),
-};
 /** 10,000 XLM of collateral and 2,200 USDC of debt: health factor ~0.97, an auction's prey. */
 const positions: Positions = {
   collateral: new Map([[1, toBTokenDown(RESERVES[1], 10_000n * UNIT)]]),
