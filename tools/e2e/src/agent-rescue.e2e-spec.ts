@@ -37,7 +37,7 @@ describe('the risk agent rescues its wallet from a liquidation auction', () => {
     decodePositions(stack.sandbox.ledger.view(stack.scenario.pool, 'get_positions', [blendScVal.scAddress(wallet)]))
       .collateral.get(XLM_RESERVE);
 
-  it('the rescue lands before any fill: the auction is gone, the wallet keeps its collateral, the fill fails', async () => {
+  it('the rescue lands before any fill: the auction is gone, the wallet keeps its collateral, the fill fails; a second auction is rescued too', async () => {
     // The wallet keeps the 1,900 USDC it borrowed: enough to repay its way back to health.
     const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, usdcForKey: 1n * UNIT });
     // Polls slower than ledgers: the price drop below lands with the auction before the agent's next poll (seen
@@ -92,7 +92,22 @@ describe('the risk agent rescues its wallet from a liquidation auction', () => {
     expect(status.refusals).toEqual([]);
     // The rescue went out the ledger the auction appeared or the next: within two ledgers of it.
     if (landed.status === 'SUCCESS') expect(landed.ledger - auction!.block).toBeLessThanOrEqual(3);
-  }, 180_000);
+
+    // A new auction minutes later, inside the close cooldown (300 s): rescued again, not held back by it.
+    const rescued = await agents.status(agent);
+    await agents.until(agent, (s) => s.lastPollAt !== rescued.lastPollAt, 'the next poll');
+    agents.setXlmPrice((UNDERWATER_XLM_PRICE * 88n) / 100n);
+    auctions.start(owner.address);
+    await auctions.until(owner.address, true);
+    const again = await agents.until(
+      agent,
+      (s) => s.recentCloses.filter((c) => c.outcome === 'confirmed').length === 2,
+      'a second confirmed rescue',
+    );
+    expect(again.recentCloses[0].riskSnapshot.positions).toEqual([expect.objectContaining({ auction: true })]);
+    expect(await auctions.current(owner.address)).toBeUndefined();
+    expect(collateralOf(owner.address)).toBe(collateral);
+  }, 240_000);
 });
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
