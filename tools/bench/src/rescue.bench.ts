@@ -3,11 +3,11 @@ import type { Stack } from '@rp/dev';
 import { DEMO_PRICES, UNIT } from '@rp/sandbox';
 import { startBenchStack } from './bench-stack';
 import { quantile } from './storm-report';
+import { included, until } from './storm-rounds';
 
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 20);
 const LEDGER_MS = Number(process.env['BENCH_LEDGER_MS'] ?? 1000);
 const POLL_MS = Number(process.env['BENCH_POLL_MS'] ?? 2500);
-const DEADLINE_MS = 120_000;
 /** Each run drops the XLM price by this factor: from the rescue's 1.10 to about 0.97, under 1.0. */
 const DROP = { numerator: 88n, denominator: 100n };
 
@@ -26,21 +26,8 @@ interface RescueRun {
   healthFactorAfter: number | null;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const found = await Promise.resolve()
-      .then(probe)
-      .catch(() => undefined);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function includedAt(stack: Stack, hash: string): Promise<number | undefined> {
-  const answer = await stack.ledger.getTransaction(hash);
-  return answer.status === 'SUCCESS' ? answer.ledger : undefined;
+  return (await included(stack, hash))?.ledger;
 }
 
 /**
