@@ -22,6 +22,7 @@ describe('RESCUE: out of a liquidation auction', () => {
   let supplies: LedgerWallet;
   let penniless: LedgerWallet;
   let noAuction: LedgerWallet;
+  let unwinds: LedgerWallet;
 
   const build = (body: object, caller = h.caller()) =>
     h.call('POST', '/api/v1/txb/build', caller, { poolAddress: h.scenario.pool, ...body });
@@ -38,9 +39,10 @@ describe('RESCUE: out of a liquidation auction', () => {
     h.sandbox.control.setup.mint(xlm, supplies.address, 5_000n * UNIT);
     penniless = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
     noAuction = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT });
+    unwinds = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, extraUsdc: 50n * UNIT });
     // XLM 0.30 -> 0.26: health factor 0.975, and a liquidator starts an auction against three of them.
     h.sandbox.control.setup.setPrice(oracle, xlm, (DEMO_PRICES.xlm * 26n) / 30n);
-    for (const wallet of [repays, supplies, penniless]) startAuction(h.sandbox, pool, wallet.address, [usdc], [xlm]);
+    for (const wallet of [repays, supplies, penniless, unwinds]) startAuction(h.sandbox, pool, wallet.address, [usdc], [xlm]);
     h.sandbox.ledger.closeLedger();
   }, 60_000);
   afterAll(() => h?.close());
@@ -108,6 +110,22 @@ describe('RESCUE: out of a liquidation auction', () => {
     const answer = await build({ action: 'RESCUE', walletAddress: noAuction.address });
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ success: false, code: 'AUCTION_NOT_FOUND' });
+  });
+
+  it('an UNWIND during an auction deletes it too (the pool refuses any other submit of the wallet), and lands', async () => {
+    const caller = h.caller();
+    const answer = await build({ action: 'UNWIND', walletAddress: unwinds.address }, caller);
+    expect(answer.status).toBe(200);
+    const body = answer.body as BuildResponse;
+    expect(body.proposal.metadata.route).toBe('submit');
+    const { requests } = requestsOf(body.transaction.transactionXdr);
+    expect(requests.at(-1)).toEqual([9, unwinds.address, 0n]);
+    expect(body.transaction.operations).toBe(requests.length);
+    const signed = h.sign(unwinds, body.transaction.transactionXdr);
+    expect((await h.call('POST', '/api/v1/txb/submit', caller, { transactionXdr: signed })).status).toBe(200);
+    expect((await h.proposalIn(caller, unwinds.address, body.proposal.id, ['confirmed', 'failed'])).status).toBe('confirmed');
+    expect(hasAuction(h.sandbox, h.scenario.pool, unwinds.address)).toBe(false);
+    expect(positions(unwinds.address).liabilities.size).toBe(0);
   });
 
   it('is 400 naming amount when one is given', async () => {
