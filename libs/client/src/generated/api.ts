@@ -2298,7 +2298,7 @@ export interface operations {
                              * @example 1.0812345
                              */
                             healthFactor: number | null;
-                            triggers: ("low_health_factor" | "pool_on_ice" | "pool_frozen" | "high_utilization" | "stablecoin_depeg")[];
+                            triggers: ("low_health_factor" | "pool_on_ice" | "pool_frozen" | "high_utilization" | "stablecoin_depeg" | "liquidation_auction")[];
                             /** @description Collateral at oracle prices, before the collateral factor. */
                             collateralValueUsd: number;
                             /** @description Debt at oracle prices, before the liability factor. */

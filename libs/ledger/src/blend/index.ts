@@ -1,4 +1,5 @@
 /** Blend v2 pools: storage layouts, Blend's fixed-point math and health factor, error codes, and a pool reader. */
+export * from './auction-triggers';
 export * from './auctions';
 export * from './errors';
 export * from './health';
