@@ -3,7 +3,9 @@
  * enough repaid, then DeleteLiquidationAuction) through txb the poll it sees the auction, the signing rule passes it
  * (the ledger shows the auction), and it lands before any fill: the auction is gone and the wallet keeps every bToken
  * of its collateral. A liquidator's fill sent while the rescue waits for the same ledger fails there (or is refused
- * at once when the auction is already gone). Real processes: agent, subscription, txb, gateway; a ledger a second.
+ * at once when the auction is already gone). Real processes: agent (service mode: its risk from the notifications
+ * service's risk route, whose answer carries the `liquidation_auction` trigger), subscription, txb, notifications,
+ * gateway; a ledger a second.
  */
 import { type Stack, startStack } from '@rp/dev';
 import { blendScVal, decodePositions } from '@rp/ledger';
@@ -22,7 +24,7 @@ describe('the risk agent rescues its wallet from a liquidation auction', () => {
   let auctions: AuctionCalls;
 
   beforeAll(async () => {
-    stack = await startStack(agentStack({ redisDb: 12, ledgerIntervalMs: 1000 }));
+    stack = await startStack(agentStack({ redisDb: 12, ledgerIntervalMs: 1000, notifications: true }));
     agents = agentCalls(stack);
     auctions = auctionCalls(stack);
   }, 180_000);
@@ -43,7 +45,12 @@ describe('the risk agent rescues its wallet from a liquidation auction', () => {
     // Polls slower than ledgers: the price drop below lands with the auction before the agent's next poll (seen
     // alone, a position under 1.0 is closed at once, as it should be).
     const agent = await agents.start(owner, { POLL_INTERVAL_MS: '3000' });
-    const ready = await agents.until(agent, (s) => s.subscription.active && s.positions.length === 1, 'a key and the position', 90_000);
+    const ready = await agents.until(
+      agent,
+      (s) => s.mode === 'service' && s.positions.length === 1,
+      'service mode (the risk route) and the position',
+      90_000,
+    );
     expect(ready.positions[0]).toMatchObject({ riskLevel: 'high' });
     const collateral = collateralOf(owner.address);
 
@@ -68,7 +75,7 @@ describe('the risk agent rescues its wallet from a liquidation auction', () => {
 
     const status = await agents.until(agent, (s) => s.recentCloses.some((c) => c.outcome === 'confirmed'), 'a confirmed rescue');
     const rescue = status.recentCloses.find((c) => c.outcome === 'confirmed')!;
-    expect(rescue.riskSnapshot.positions).toEqual([expect.objectContaining({ auction: true })]);
+    expect(rescue.riskSnapshot).toMatchObject({ source: 'service', positions: [expect.objectContaining({ auction: true })] });
     expect(JSON.parse(sentLine)).toMatchObject({ builtBy: 'service' });
     const landed = await stack.ledger.getTransaction(rescue.txHash ?? '');
     expect(landed.status).toBe('SUCCESS');
