@@ -6,7 +6,7 @@ export { defineContractKind, ContractError } from './ledger/host/native-contract
 export type { ContractEnv, NativeContract, NativeContractKind } from './ledger/host/native-contract';
 export { ChannelStandIns } from './channels';
 export { SandboxSetup, SANDBOX_ADMIN, UNIT } from './control/sandbox-setup';
-export { fillAuction, hasAuction, startAuction } from './control/auction-starter';
+export { hasAuction } from './control/auction-presence';
 export { DEMO_ACCOUNTS, DEMO_PRICES, DEMO_WALLETS, SCENARIOS } from './scenario';
 export type { DemoWallet, LoadedScenario, ScenarioName } from './scenario';
 export { trustSandboxCertificate } from './server/trust';

@@ -8,7 +8,7 @@ import {
   signAhead,
 } from '@rp/ledger';
 import { loadConfig } from '@rp/platform-core';
-import { DEMO_PRICES, DEMO_WALLETS, UNIT, fillAuction, hasAuction, startAuction } from '@rp/sandbox';
+import { DEMO_PRICES, DEMO_WALLETS, UNIT, hasAuction } from '@rp/sandbox';
 import pino from 'pino';
 import { type LedgerSandbox, startLedgerSandbox } from '../../test/service-processes.int-support';
 import { AgentConfig } from '../config/agent.config';
@@ -74,6 +74,12 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
     return { wallet, view, service, guard, sender, refusals };
   }
 
+  /** The sandbox's liquidator starts an auction against `user` (a real transaction) and it is on the ledger. */
+  async function auctionAgainst(user: string): Promise<void> {
+    ledger.sandbox.control.liquidator.startAuction(ledger.scenario.pool, user);
+    await until(() => hasAuction(ledger.sandbox, ledger.scenario.pool, user));
+  }
+
   const positions = (wallet: string) =>
     decodePositions(ledger.sandbox.ledger.view(ledger.scenario.pool, 'get_positions', [blendScVal.scAddress(wallet)]));
 
@@ -90,10 +96,7 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
     const penniless = agentFor(0n);
     // XLM 0.30 -> 0.26: both under 1.0, and a liquidator starts an auction against each.
     ledger.sandbox.control.setup.setPrice(ledger.scenario.oracle, ledger.scenario.xlm, (DEMO_PRICES.xlm * 26n) / 30n);
-    for (const agent of [repays, penniless]) {
-      startAuction(ledger.sandbox, ledger.scenario.pool, agent.wallet.address, [ledger.scenario.usdc], [ledger.scenario.xlm]);
-    }
-    ledger.sandbox.ledger.closeLedger();
+    for (const agent of [repays, penniless]) await auctionAgainst(agent.wallet.address);
 
     const reading = await repays.service.read();
     expect(reading.positions).toEqual([expect.objectContaining({ poolAddress: ledger.scenario.pool, auction: true })]);
@@ -136,17 +139,21 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
   it('refuses the same rescue once no auction runs against the wallet (request 9 only while the ledger shows one)', async () => {
     const agent = agentFor(1_900n * UNIT);
     ledger.sandbox.control.setup.setPrice(ledger.scenario.oracle, ledger.scenario.xlm, (DEMO_PRICES.xlm * 26n) / 30n);
-    startAuction(ledger.sandbox, ledger.scenario.pool, agent.wallet.address, [ledger.scenario.usdc], [ledger.scenario.xlm]);
-    ledger.sandbox.ledger.closeLedger();
+    await auctionAgainst(agent.wallet.address);
     const built = await agent.service.build(ledger.scenario.pool, { rescue: true });
     // A liquidator fills the whole auction first: no auction is left, and the rescue is no longer signed.
-    const liquidator = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 9000 + Math.floor(Math.random() * 10_000) });
-    const { setup } = ledger.sandbox.control;
-    setup.openPosition(ledger.scenario.pool, { user: liquidator.address, supplyCollateral: [{ asset: ledger.scenario.usdc, amount: 50_000n * UNIT }] });
-    ledger.sandbox.ledger.closeLedger();
-    fillAuction(ledger.sandbox, ledger.scenario.pool, liquidator.address, agent.wallet.address, 100n);
-    expect(hasAuction(ledger.sandbox, ledger.scenario.pool, agent.wallet.address)).toBe(false);
+    ledger.sandbox.control.liquidator.fill(ledger.scenario.pool, agent.wallet.address, 100);
+    await until(() => !hasAuction(ledger.sandbox, ledger.scenario.pool, agent.wallet.address));
     expect(await agent.guard.check(ledger.scenario.pool, built)).toMatchObject({ ok: false, reason: 'wrong_request_type' });
     expect(agent.refusals.view()).toEqual([expect.objectContaining({ source: 'ledger', reason: 'wrong_request_type' })]);
   }, 120_000);
 });
+
+/** Waits (the ledger closes every 250 ms) until `check` holds; a safety bound of 30 s, not a timing assertion. */
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('the ledger never showed it');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -5,7 +5,7 @@
  */
 import type { BuildResponse } from '@rp/contracts';
 import { type LedgerWallet, blendScVal, decodePositions, networkPassphrase, poolRequestsOf, readInvocation } from '@rp/ledger';
-import { DEMO_PRICES, UNIT, hasAuction, startAuction } from '@rp/sandbox';
+import { DEMO_PRICES, UNIT, hasAuction } from '@rp/sandbox';
 import { type TxbHarness, startTxbHarness } from '../../test/txb.int-support';
 
 const TESTNET = networkPassphrase('ledger:testnet');
@@ -31,7 +31,7 @@ describe('RESCUE: out of a liquidation auction', () => {
 
   beforeAll(async () => {
     h = await startTxbHarness({ redisDb: 13 });
-    const { usdc, xlm, pool, oracle } = h.scenario;
+    const { xlm, pool, oracle } = h.scenario;
     // 10,000 XLM at 0.30 x 0.75 against 1,900 USDC / 0.95: health factor 1.125. Holding: the borrowed USDC; none;
     // none but 5,000 XLM of tokens.
     repays = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT });
@@ -42,8 +42,12 @@ describe('RESCUE: out of a liquidation auction', () => {
     unwinds = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, extraUsdc: 50n * UNIT });
     // XLM 0.30 -> 0.26: health factor 0.975, and a liquidator starts an auction against three of them.
     h.sandbox.control.setup.setPrice(oracle, xlm, (DEMO_PRICES.xlm * 26n) / 30n);
-    for (const wallet of [repays, supplies, penniless, unwinds]) startAuction(h.sandbox, pool, wallet.address, [usdc], [xlm]);
-    h.sandbox.ledger.closeLedger();
+    // The sandbox's liquidator sends one transaction a ledger (one per source account waits in the queue).
+    for (const wallet of [repays, supplies, penniless, unwinds]) {
+      h.sandbox.control.liquidator.startAuction(pool, wallet.address);
+      h.sandbox.ledger.closeLedger();
+      if (!hasAuction(h.sandbox, pool, wallet.address)) throw new Error('the auction did not start');
+    }
   }, 60_000);
   afterAll(() => h?.close());
 
