@@ -1,5 +1,6 @@
 import { escapeHtml } from '@rp/contracts';
 import type { SandboxDump } from '../control/sandbox-dump';
+import { auctionPanel } from './auction-panel';
 import { congestionPanel } from './congestion-panel';
 import { healthChartPanel } from './health-chart';
 
@@ -18,6 +19,7 @@ export function renderPage(dump: SandboxDump): string {
       `<p>closed ${time(dump.ledger.closeTime)} · ${dump.ledger.pending} transaction(s) waiting · network: Test SDF Network ; September 2015</p>`,
     ),
     section('Congestion', congestionPanel()),
+    section('Liquidation auctions', auctionPanel()),
     section(
       'Accounts',
       table(
