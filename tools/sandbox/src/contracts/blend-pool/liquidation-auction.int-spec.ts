@@ -1,4 +1,4 @@
-import { Keypair, StrKey, rpc, scValToNative, xdr } from '@stellar/stellar-sdk';
+import { Keypair, rpc, scValToNative, xdr } from '@stellar/stellar-sdk';
 import {
   Auction,
   AuctionData as SdkAuctionData,
@@ -9,65 +9,31 @@ import {
 import {
   type AuctionData,
   REQUEST_TYPES,
-  type ReserveConfig,
   decodeAuctionData,
   decodePositions,
-  encodeOracleAsset,
-  encodeRequest,
-  encodeReserveConfig,
   fixedMulCeil,
   fixedMulFloor,
   ledgerEntriesOf,
   loadUserAuctions,
   scaleAuction,
 } from '@rp/ledger';
-import { address, i128, string, u32 } from '../scval';
-import { ORACLE_CONTRACT } from '../oracle';
-import { TOKEN_CONTRACT } from '../token';
-import { BLEND_POOL_CONTRACT } from './contract';
+import { address, i128, u32 } from '../scval';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
-
-const UNIT = 10_000_000n;
-const RESERVE: ReserveConfig = {
-  index: 0,
-  decimals: 7,
-  cFactor: 9_000_000,
-  lFactor: 8_000_000,
-  util: 5_000_000,
-  maxUtil: 9_500_000,
-  rBase: 100_000,
-  rOne: 500_000,
-  rTwo: 5_000_000,
-  rThree: 15_000_000,
-  reactivity: 20,
-  supplyCap: 10n ** 20n,
-  enabled: true,
-};
-type Req = { requestType: number; address: string; amount: bigint };
+import { type TestPool, type TestRequest, UNIT, deployTestPool } from './test-pool';
 
 describe('sandbox Blend pool: user liquidation auctions as Blend v2 runs them', () => {
   let sandbox: RunningSandbox;
-  const admin = Keypair.random().publicKey();
   const lender = Keypair.random().publicKey();
   const user = Keypair.random().publicKey();
   const liquidator = Keypair.random().publicKey();
   let usdc: string;
   let xlm: string;
-  let oracle: string;
   let pool: string;
+  let call: TestPool['call'];
+  let submit: TestPool['submit'];
+  let setXlmPrice: (price: bigint) => void;
 
-  const call = (contract: string, fn: string, args: xdr.ScVal[]) => sandbox.ledger.invokePrivileged(contract, fn, args);
-  const submit = (from: string, requests: Req[]) =>
-    decodePositions(
-      call(pool, 'submit', [
-        address(from),
-        address(from),
-        address(from),
-        xdr.ScVal.scvVec(requests.map(encodeRequest)),
-      ]),
-    );
   const positions = (who: string) => decodePositions(sandbox.ledger.view(pool, 'get_positions', [address(who)]));
-  const setXlmPrice = (price: bigint) => call(oracle, 'set_price', [encodeOracleAsset({ stellar: xlm }), i128(price)]);
   const newAuction = (percent: number) =>
     decodeAuctionData(
       call(pool, 'new_auction', [
@@ -96,37 +62,9 @@ describe('sandbox Blend pool: user liquidation auctions as Blend v2 runs them', 
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 0, scenario: 'empty' });
-    const { ledger } = sandbox;
-    const token = (symbol: string) =>
-      ledger.deployContract(TOKEN_CONTRACT, {
-        salt: `auction:${symbol}`,
-        constructorArgs: [address(admin), u32(7), string(symbol), string(symbol)],
-      });
-    usdc = token('USDC');
-    xlm = token('XLM');
-    oracle = ledger.deployContract(ORACLE_CONTRACT, {
-      salt: 'auction:oracle',
-      constructorArgs: [address(admin), encodeOracleAsset({ other: 'USD' }), u32(7), u32(300)],
-    });
-    call(oracle, 'set_price', [encodeOracleAsset({ stellar: usdc }), i128(UNIT)]);
-    setXlmPrice(1_200_000n);
-    const backstop = StrKey.encodeContract(Buffer.alloc(32, 9));
-    pool = ledger.deployContract(BLEND_POOL_CONTRACT, {
-      salt: 'auction:pool',
-      constructorArgs: [
-        address(admin),
-        string('Auctions'),
-        address(oracle),
-        u32(2_000_000),
-        u32(4),
-        i128(0n),
-        address(backstop),
-        address(backstop),
-      ],
-    });
-    call(pool, 'set_status', [u32(0)]);
-    call(pool, 'set_reserve', [address(usdc), encodeReserveConfig(RESERVE)]);
-    call(pool, 'set_reserve', [address(xlm), encodeReserveConfig({ ...RESERVE, index: 1 })]);
+    const fixture = deployTestPool(sandbox.ledger, 'auction', 'Auctions');
+    ({ usdc, xlm, pool, call, submit } = fixture);
+    setXlmPrice = (price) => fixture.setPrice(xlm, price);
     call(usdc, 'mint', [address(user), i128(1_000n * UNIT)]);
     call(usdc, 'mint', [address(liquidator), i128(10_000n * UNIT)]);
     call(xlm, 'mint', [address(lender), i128(100_000n * UNIT)]);
@@ -138,7 +76,7 @@ describe('sandbox Blend pool: user liquidation auctions as Blend v2 runs them', 
       { requestType: REQUEST_TYPES.SupplyCollateral, address: usdc, amount: 1_000n * UNIT },
       { requestType: REQUEST_TYPES.Borrow, address: xlm, amount: 5_000n * UNIT },
     ]);
-    ledger.closeLedger();
+    sandbox.ledger.closeLedger();
   });
 
   afterAll(() => sandbox?.close());
@@ -280,7 +218,7 @@ describe('sandbox Blend pool: user liquidation auctions as Blend v2 runs them', 
     ).toThrow(/#1200/);
   });
 
-  function fill(percent: bigint): Req {
+  function fill(percent: bigint): TestRequest {
     return { requestType: REQUEST_TYPES.FillUserLiquidationAuction, address: user, amount: percent };
   }
 });
