@@ -75,7 +75,7 @@ export class MonitorBatchEvaluator {
       }),
     );
     for (let i = 0; i < alerts.length; i += INTAKE_PARALLELISM) {
-      await Promise.all(alerts.slice(i, i + INTAKE_PARALLELISM).map((alert) => this.submit(alert)));
+      await Promise.all(alerts.slice(i, i + INTAKE_PARALLELISM).map((alert) => this.submit(alert, pools)));
     }
     const cached = pools.length * wallets.length - due.length;
     this.metrics.positions.inc({ source: 'ledger' }, due.length);
@@ -99,6 +99,7 @@ export class MonitorBatchEvaluator {
         stablecoins: this.stablecoins,
         ledgerCloseTime: pool.closeTime,
         previousBorrowRates: pool.previousBorrowRates,
+        liquidationAuction: pool.auctions?.includes(wallet),
       });
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
       return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
@@ -109,9 +110,11 @@ export class MonitorBatchEvaluator {
     }
   }
 
-  private async submit(alert: RiskAlert): Promise<void> {
+  /** An auction started this round is sent whatever the cooldown (decisions, "Risk and notifications"). */
+  private async submit(alert: RiskAlert, pools: readonly RoundPool[]): Promise<void> {
     this.metrics.alerts.inc({ level: alert.riskLevel });
-    await this.intake.submit(alert, { source: 'monitor' });
+    const started = pools.find((p) => p.pool === alert.poolAddress)?.newAuctions?.includes(alert.address) === true;
+    await this.intake.submit(alert, { source: 'monitor', ...(started && { bypassCooldown: true }) });
   }
 
   /** Reads positions from the ledger and caches them until a round spread over the refresh period. */

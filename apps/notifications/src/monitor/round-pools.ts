@@ -11,6 +11,9 @@ export interface RoundPool {
   readonly closeTime?: bigint;
   /** Each reserve's borrow rate at the monitor's last round (asset -> APR, 7 decimals): `borrow_rate_jump`. */
   readonly previousBorrowRates?: ReadonlyMap<string, bigint>;
+  /** Users with a liquidation auction against them in the pool, and those whose auction started this round. */
+  readonly auctions?: readonly string[];
+  readonly newAuctions?: readonly string[];
 }
 
 interface BigintJson {

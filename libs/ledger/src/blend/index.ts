@@ -1,4 +1,6 @@
 /** Blend v2 pools: storage layouts, Blend's fixed-point math and health factor, error codes, and a pool reader. */
+export * from './auction-triggers';
+export * from './auctions';
 export * from './errors';
 export * from './health';
 export * from './layouts';
@@ -14,6 +16,7 @@ export * from './pool-triggers';
 export * from './position-summary';
 export * from './rate-triggers';
 export * from './swap-receiver-client';
+export * from './rescue-planner';
 export * from './unwind-planner';
 export * from './unwind-route';
 export * as blendScVal from './scval';

@@ -17,6 +17,8 @@ export interface PoolConditions {
   readonly ledgerCloseTime?: bigint;
   /** Borrow rates at the last round (asset -> APR, 7 decimals): a borrowed one up by half is `borrow_rate_jump`. */
   readonly previousBorrowRates?: ReadonlyMap<string, bigint>;
+  /** A user liquidation auction against this position's user stands in the pool: `liquidation_auction`. */
+  readonly liquidationAuction?: boolean;
 }
 
 /**

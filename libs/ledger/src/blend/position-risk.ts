@@ -7,6 +7,7 @@ import {
   riskLevelOfHealthFactor,
   worseRiskLevel,
 } from '@rp/contracts';
+import { auctionTriggers } from './auction-triggers';
 import { type PositionData, healthFactor, positionData } from './health';
 import type { Positions, Reserve } from './layouts';
 import {
@@ -100,6 +101,7 @@ export function assessPosition(
     ...depegTriggers(reserves, prices, positions, conditions?.stablecoins, bounds),
     ...staleOracleTriggers(reserves, prices, positions, conditions?.ledgerCloseTime, bounds),
     ...borrowRateJumpTriggers(reserves, positions, conditions?.previousBorrowRates),
+    ...auctionTriggers(conditions?.liquidationAuction),
   ]);
 }
 

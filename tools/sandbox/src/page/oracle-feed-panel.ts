@@ -2,7 +2,8 @@
  * The page's oracle feeds section: every oracle price with its age at the latest ledger close and whether its feed
  * runs (the oracle keeper publishes running prices again every 30 s of ledger time), with buttons to stop a feed
  * (now, or as if 10 minutes ago: `stale_oracle` at once) and to restart it, per asset or for the whole oracle. It
- * reads `GET /control/oracles/feeds` in the browser and builds its rows with `textContent`.
+ * reads `GET /control/oracles/feeds` in the browser every five seconds and after each button, and builds its rows
+ * with `textContent`.
  */
 export function oracleFeedPanel(): string {
   return `<div id="oracle-feeds"><small>reading the oracle feeds…</small></div>
@@ -14,7 +15,7 @@ const PANEL_SCRIPT = `
   const box = document.getElementById('oracle-feeds');
   const feed = (oracle, body) => fetch('/control/oracles/' + oracle + '/feed', { method: 'POST',
     headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json())
-    .then((answer) => { if (answer.error) alert(answer.error); else location.reload(); });
+    .then((answer) => { if (answer.error) alert(answer.error); else show(); });
   const cell = (tag, text) => { const el = document.createElement(tag); el.textContent = String(text ?? ''); return el; };
   const button = (label, oracle, body) => { const b = cell('button', label); b.type = 'button';
     b.addEventListener('click', () => feed(oracle, body)); return b; };
@@ -24,7 +25,7 @@ const PANEL_SCRIPT = `
       button('Restart feed', oracle, { ...target, running: true }));
     if (running) td.append(' ', button('Stop, 10 min ago', oracle, { ...target, running: false, ageSeconds: 600 }));
     return td; };
-  fetch('/control/oracles/feeds').then((r) => r.json()).then((feeds) => {
+  const show = () => fetch('/control/oracles/feeds').then((r) => r.json()).then((feeds) => {
     box.replaceChildren();
     feeds.forEach((f) => {
       const head = cell('p', 'oracle ' + f.oracle + ' · ' + (f.running ? 'running' : 'stopped') + ' · heartbeat ' +
@@ -42,5 +43,7 @@ const PANEL_SCRIPT = `
     });
     if (feeds.length === 0) box.replaceChildren(cell('small', 'no oracle yet'));
   }).catch(() => { box.textContent = 'the oracle feeds do not answer'; });
+  show();
+  setInterval(show, 5000);
 })();
 `;

@@ -55,6 +55,7 @@ export const ALERT_TRIGGERS = [
   'high_utilization',
   'stablecoin_depeg',
   'borrow_rate_jump',
+  'liquidation_auction',
 ] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 
