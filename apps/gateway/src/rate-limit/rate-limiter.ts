@@ -94,6 +94,11 @@ export class RateLimiter {
     return this.leases.take(bucketId, limits, cost);
   }
 
+  /** `cost` tokens from this replica's lease of `bucketId` if it holds them, decided now; else `undefined`. */
+  takeHeld(bucketId: string, limits: BucketLimits, cost = 1): BucketDecision | undefined {
+    return this.leases.takeHeld(bucketId, limits, cost);
+  }
+
   /** Asks the shared bucket (or, while Redis does not answer, the in-process one) for `cost` tokens, up to `want`. */
   private async decide(bucketId: string, limits: BucketLimits, cost: number, want: number): Promise<BucketDecision> {
     if (this.redis.status !== 'ready') {

@@ -60,12 +60,7 @@ export class TokenLeases {
   async take(bucketId: string, limits: BucketLimits, cost = 1): Promise<BucketDecision> {
     const lease = this.lease(bucketId);
     for (;;) {
-      if (lease.left >= cost) {
-        lease.left -= cost;
-        this.decidedHere(true);
-        const remaining = Math.floor(lease.left);
-        return { allowed: true, limit: limits.capacity, remaining, msUntilOne: 0, msUntilFull: lease.msUntilFull };
-      }
+      if (lease.left >= cost) return this.spend(lease, limits, cost);
       if (lease.asking) {
         await lease.asking;
         continue;
@@ -77,6 +72,24 @@ export class TokenLeases {
       }
       return this.ask(lease, bucketId, limits, cost, now);
     }
+  }
+
+  /**
+   * The same take, decided now or not at all: `cost` tokens spent from the lease when it holds them, else
+   * `undefined` with nothing taken (the caller then takes the asynchronous way, which asks or waits). It leaves the
+   * bucket's place in the least-recently-used order as it is: a lease dropped for room is only tokens lost.
+   */
+  takeHeld(bucketId: string, limits: BucketLimits, cost = 1): BucketDecision | undefined {
+    const lease = this.leases.get(bucketId);
+    if (lease === undefined || lease.left < cost) return undefined;
+    return this.spend(lease, limits, cost);
+  }
+
+  private spend(lease: Lease, limits: BucketLimits, cost: number): BucketDecision {
+    lease.left -= cost;
+    this.decidedHere(true);
+    const remaining = Math.floor(lease.left);
+    return { allowed: true, limit: limits.capacity, remaining, msUntilOne: 0, msUntilFull: lease.msUntilFull };
   }
 
   private async ask(
