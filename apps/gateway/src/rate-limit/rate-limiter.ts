@@ -99,6 +99,11 @@ export class RateLimiter {
     return this.leases.takeHeld(bucketId, limits, cost);
   }
 
+  /** Unspent tokens of this replica's lease of `bucketId`. */
+  held(bucketId: string): number {
+    return this.leases.held(bucketId);
+  }
+
   /** Asks the shared bucket (or, while Redis does not answer, the in-process one) for `cost` tokens, up to `want`. */
   private async decide(bucketId: string, limits: BucketLimits, cost: number, want: number): Promise<BucketDecision> {
     if (this.redis.status !== 'ready') {

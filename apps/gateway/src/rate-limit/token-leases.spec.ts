@@ -80,4 +80,26 @@ describe('token leases', () => {
     expect(await leases.take('k', LIMITS)).toMatchObject({ allowed: true });
     expect(bucket.asks).toHaveLength(asked + 1);
   });
+
+  it('decides at once only from tokens already held: never asks, never spends more than the lease, same answer', async () => {
+    const bucket = sharedBucket(100);
+    const spent: boolean[] = [];
+    const leases = new TokenLeases(bucket.source, 20, 100, (allowed) => spent.push(allowed), clock);
+    expect(leases.takeHeld('k', LIMITS)).toBeUndefined(); // no lease yet: the caller takes the waiting way
+    await leases.take('k', LIMITS);
+    await leases.take('k', LIMITS); // busy: a lease of 2, one spent
+    expect(leases.held('k')).toBe(1);
+    const asks = bucket.asks.length;
+    expect(leases.takeHeld('k', LIMITS)).toEqual({
+      allowed: true,
+      limit: LIMITS.capacity,
+      remaining: 0,
+      msUntilOne: 0,
+      msUntilFull: 1000,
+    });
+    expect(leases.takeHeld('k', LIMITS)).toBeUndefined(); // spent: nothing taken, nothing counted
+    expect(leases.held('k')).toBe(0);
+    expect(bucket.asks).toHaveLength(asks);
+    expect(spent).toEqual([true]); // the one call decided here, counted once
+  });
 });

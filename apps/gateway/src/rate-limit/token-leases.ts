@@ -85,6 +85,11 @@ export class TokenLeases {
     return this.spend(lease, limits, cost);
   }
 
+  /** Unspent tokens of this replica's lease of `bucketId` (0 without one). */
+  held(bucketId: string): number {
+    return this.leases.get(bucketId)?.left ?? 0;
+  }
+
   private spend(lease: Lease, limits: BucketLimits, cost: number): BucketDecision {
     lease.left -= cost;
     this.decidedHere(true);
