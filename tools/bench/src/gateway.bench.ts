@@ -97,6 +97,12 @@ async function requestsServed(url: string): Promise<number> {
   );
 }
 
+/** Calls the gateway forwarded on its fast path (ADR 030), from its own `/metrics`. */
+async function fastPathCalls(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^gateway_fast_path_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
 type Target = 'direct' | 'floor' | 'gateway' | 'slowGateway';
 
 interface Round {
@@ -301,6 +307,7 @@ async function main(): Promise<void> {
     const served = {
       gateway: await requestsServed(stack.app('gateway').url),
       subscription: await requestsServed(stack.app('subscription').url),
+      gatewayFastPath: await fastPathCalls(stack.app('gateway').url),
     };
     // A profile covers the calls above only; purchases would add the facilitator's work to it.
     const purchases = PROFILE_DIR || PURCHASES <= 0 ? [] : await timePurchases(stack);
@@ -324,6 +331,9 @@ function report(rounds: Round[], purchases: number[], served: Record<string, num
         `| slowest of ${purchases.length} | ${purchases[purchases.length - 1].toFixed(0)} ms |`,
       ].join('\n') + '\n',
     );
+  process.stdout.write(
+    `gateway: ${served['gatewayFastPath']} of ${served['gateway']} calls on the fast path (ADR 030)\n`,
+  );
   process.stdout.write(`${JSON.stringify({ rounds, purchasesMs: purchases, served })}\n`);
   // The chart: the last round's latency percentiles (every call of the run answered 200: any other aborts it).
   const last = rounds[rounds.length - 1];
