@@ -9,12 +9,11 @@ import {
   type RawAnswer,
   createApp,
   initApp,
-  loadConfig,
   rawRequest,
   requestBytes,
   verifyInternalRequest,
 } from '@rp/platform';
-import { GatewayConfig } from '../config/gateway.config';
+import { testGatewayConfig } from '../config/test-gateway-config';
 import { gatewayApp } from '../gateway.app';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 
@@ -47,22 +46,15 @@ describe.each([0, 1])('the fast path answers as the forwarding routes do (TRUST_
       ['fast', true],
       ['slow', false],
     ] as const) {
-      const config = loadConfig(GatewayConfig, {
+      const config = testGatewayConfig(service, {
         LOG_LEVEL: 'info',
-        REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
         INTERNAL_TOKEN: TOKEN,
-        SUBSCRIPTION_URL: service,
-        TXB_URL: service,
         // Nobody listens there: the 503 of a service that is down.
         NOTIFICATIONS_URL: 'http://127.0.0.1:9',
         TRUST_PROXY: String(trustProxy),
         FORWARD_FAST_PATH: String(fast),
         // Cached for the whole run, however slow the machine: eligibility does not hang on the clock.
         KEY_CACHE_TTL_MS: '600000',
-        PUBLIC_RATE_LIMIT: '100000',
-        PUBLIC_BURST: '100000',
-        KEY_FAILURE_BURST: '100000',
-        KEY_FAILURE_RATE_LIMIT: '100000',
       });
       const log: string[] = [];
       const destination = new PassThrough();
