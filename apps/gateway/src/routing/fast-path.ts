@@ -74,7 +74,13 @@ export class FastPath {
     const [fastify] = handlers;
     server.removeListener('request', fastify);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (!this.forward(req, res, http)) fastify.call(server, req, res);
+      let forwarded = false;
+      try {
+        forwarded = this.forward(req, res, http);
+      } catch {
+        // Nothing was taken before the admission, and what follows it answers its own errors: Fastify decides.
+      }
+      if (!forwarded) fastify.call(server, req, res);
     });
   }
 
@@ -113,10 +119,12 @@ export class FastPath {
     http: FastifyInstance,
     startedAt: number,
   ): void {
-    const requestId = requestIdOfIncoming(req);
-    const own: OutgoingHttpHeaders = { [REQUEST_ID_HEADER]: requestId, ...rateLimitHeaders(admission.decision) };
-    res.once('finish', () => this.answered(req, res, route, url, requestId, startedAt));
+    let requestId = '';
+    let own: OutgoingHttpHeaders = {};
     try {
+      requestId = requestIdOfIncoming(req);
+      own = { [REQUEST_ID_HEADER]: requestId, ...rateLimitHeaders(admission.decision) };
+      res.once('finish', () => this.answered(req, res, route, url, requestId, startedAt));
       const headers = forwardedHeaders(req.headers, this.hopOf(req), CLIENT_COPIES_DROPPED);
       Object.assign(headers, this.options.proxy.internalHeaders('GET', url, requestId, admission.identity, undefined));
       const target: AnswerTarget = { res, takeOver: noop, ownHeaders: () => own, draining: () => isDraining(http) };
