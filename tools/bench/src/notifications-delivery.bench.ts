@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { type AppProcess, type Stack, WORKSPACE_ROOT } from '@rp/dev';
 import { signInternalRequest } from '@rp/platform';
@@ -16,6 +16,8 @@ const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 2);
 const CONCURRENCIES = (process.env['BENCH_WORKER_CONCURRENCY'] ?? '50,100,200').split(',').map(Number);
 const RATE = Number(process.env['BENCH_RATE'] ?? 100);
 const RATE_SECONDS = Number(process.env['BENCH_RATE_SECONDS'] ?? 20);
+/** Webhook calls part 1 keeps in flight (the API coalesces concurrent ones into batches). */
+const IN_FLIGHT = Number(process.env['BENCH_IN_FLIGHT'] ?? 64);
 const BASE = '/api/v1/rms/notifications';
 /** Write V8 CPU profiles of the API and the first worker here (`BENCH_CPU_PROF=/tmp/prof`). */
 const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
@@ -30,8 +32,10 @@ interface Destination {
 /** The API process's routes signed as the gateway signs them, and when each alert reached each stand-in. */
 interface Intake {
   call(path: string, body: object, withIdentity: boolean): Promise<Record<string, unknown>>;
-  /** Where each alert was received, by "<alertId>|<channel>". */
+  /** When each alert was first received, by "<alertId>|<channel>". */
   received: Map<string, number>;
+  /** How many times each was received (exactly once each is the count check). */
+  times: Map<string, number>;
   pool: Pool;
 }
 
@@ -68,16 +72,18 @@ function intake(stack: Stack, api: AppProcess): Intake {
     return JSON.parse(answerText) as Record<string, unknown>;
   };
   const received = new Map<string, number>();
+  const times = new Map<string, number>();
   stack.sandbox.channels.log.subscribe((entry) => {
     if (entry.outcome !== 'delivered') return;
     const id = /(bench-[0-9a-f-]+)/.exec(entry.text)?.[1];
     if (!id) return;
     const key = `${id}|${entry.channel}`;
+    times.set(key, (times.get(key) ?? 0) + 1);
     if (!received.has(key)) {
       received.set(key, performance.now());
     }
   });
-  return { call, received, pool };
+  return { call, received, times, pool };
 }
 
 /** `WALLETS` wallets with the three channels each (own chat, own bot, own hook, own address). */
@@ -144,7 +150,7 @@ async function sustained(taken: Intake, destinations: Destination[]) {
     for (const d of destinations) {
       const id = `bench-${randomUUID()}`;
       ids.push(id);
-      while (inFlight >= 64) await new Promise((r) => setImmediate(r));
+      while (inFlight >= IN_FLIGHT) await new Promise((r) => setImmediate(r));
       inFlight += 1;
       jobs.push(taken.call(`${BASE}/webhook`, alert(d, id), false).finally(() => (inFlight -= 1)));
     }
@@ -155,14 +161,17 @@ async function sustained(taken: Intake, destinations: Destination[]) {
   const lost = await waitFor(taken, keys, 300_000);
   const last = Math.max(...keys.map((k) => taken.received.get(k) ?? 0));
   const seconds = (last - began) / 1000;
-  return { seconds, lost, deliveries: keys.length - lost, intakeSeconds: (accepted - began) / 1000 };
+  return { seconds, lost, deliveries: keys.length - lost, intakeSeconds: (accepted - began) / 1000, keys };
 }
 
 interface CurvePoint {
   concurrency: number;
   perSecond: number;
+  /** Alerts the API took per second (webhook calls answered). */
+  intakePerSecond: number;
   lost: number;
   note: string;
+  keys: string[];
 }
 
 /** 1, once per worker concurrency in `CONCURRENCIES`: the workers restarted with it. */
@@ -175,8 +184,9 @@ async function deliveryCurve(stack: Stack, taken: Intake, destinations: Destinat
     for (let i = 0; i < WORKERS; i += 1) workers.push(await startNotifications(stack, 'worker', concurrency));
     const run = await sustained(taken, destinations);
     const perSecond = run.deliveries / run.seconds;
-    const note = `${run.deliveries} delivered in ${run.seconds.toFixed(1)} s (intake took ${run.intakeSeconds.toFixed(1)} s); lost ${run.lost}`;
-    curve.push({ concurrency, perSecond, lost: run.lost, note });
+    const intakePerSecond = run.keys.length / 3 / run.intakeSeconds;
+    const note = `${run.deliveries} delivered in ${run.seconds.toFixed(1)} s (intake took ${run.intakeSeconds.toFixed(1)} s: ${intakePerSecond.toFixed(0)} alerts/s); lost ${run.lost}; load ${load()}`;
+    curve.push({ concurrency, perSecond, intakePerSecond, lost: run.lost, note, keys: run.keys });
     process.stdout.write(`concurrency ${concurrency}: ${perSecond.toFixed(0)} deliveries/s, ${note}\n`);
   }
   return curve;
@@ -207,7 +217,28 @@ async function latencyAtRate(taken: Intake, destinations: Destination[]) {
       .filter((k) => taken.received.has(k))
       .map((k) => (taken.received.get(k) as number) - (submittedAt.get(k.split('|')[0]) as number))
       .sort((a, b) => a - b);
-  return { latencies, lostLatency, sent: latencyKeys.length };
+  return { latencies, lostLatency, sent: latencyKeys.length, keys: latencyKeys };
+}
+
+/** The machine's load average (1, 5, 15 min): the share of the two cores the bench had. */
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
+
+/**
+ * The count check, once every part is done and a few seconds more have passed for late copies: each (alert,
+ * channel) of every part received exactly once.
+ */
+async function exactlyOnce({ times }: Intake, keys: string[]) {
+  await new Promise((r) => setTimeout(r, 3000));
+  const counts = keys.map((k) => times.get(k) ?? 0);
+  return {
+    expected: keys.length,
+    once: counts.filter((n) => n === 1).length,
+    missing: counts.filter((n) => n === 0).length,
+    twice: counts.filter((n) => n > 1).length,
+  };
 }
 
 let starts = 0;
@@ -232,7 +263,8 @@ function startNotifications(stack: Stack, role: string, concurrency = CONCURRENC
  *    its lane, about 1/s), from the first submission to the last message received; once per worker concurrency in
  *    `CONCURRENCIES` (the workers restarted with it), drawn as a curve;
  * 2. latency at `RATE` alerts/s for `RATE_SECONDS`: intake (webhook answered) to the stand-in receiving it.
- * Every alert must reach each of its three destinations (zero lost).
+ * Every alert must reach each of its three destinations, once (the count check after every part: none missing,
+ * none received twice).
  */
 async function main(): Promise<void> {
   const stack = await startBenchStack({
@@ -251,10 +283,14 @@ async function main(): Promise<void> {
   });
   const taken = intake(stack, await startNotifications(stack, 'api'));
   try {
+    process.stdout.write(`load average at the start: ${load()}\n`);
     const { destinations, registrationSeconds } = await registerDestinations(stack.sandbox.url, taken);
     const curve = await deliveryCurve(stack, taken, destinations);
-    const { latencies, lostLatency, sent } = await latencyAtRate(taken, destinations);
-    report({ registrationSeconds, curve, latencies, lostLatency, sent });
+    const rate = await latencyAtRate(taken, destinations);
+    const { latencies, lostLatency, sent } = rate;
+    const loadAtRate = load();
+    const counted = await exactlyOnce(taken, [...curve.flatMap((c) => c.keys), ...rate.keys]);
+    report({ registrationSeconds, curve, latencies, lostLatency, sent, loadAtRate, counted });
   } finally {
     await taken.pool.close();
     await stack.close();
@@ -267,8 +303,10 @@ function report(results: {
   latencies: (channel?: string) => number[];
   lostLatency: number;
   sent: number;
+  loadAtRate: string;
+  counted: Awaited<ReturnType<typeof exactlyOnce>>;
 }): void {
-  const { registrationSeconds, curve, latencies, lostLatency, sent } = results;
+  const { registrationSeconds, curve, latencies, lostLatency, sent, loadAtRate, counted } = results;
   const lostThroughput = curve.reduce((sum, c) => sum + c.lost, 0);
   const pct = (values: number[], q: number) =>
     Math.round(values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN);
@@ -280,14 +318,15 @@ function report(results: {
     ),
     ...(['telegram', 'webhook', 'email', undefined] as const).map((channel) => {
       const values = latencies(channel);
-      return `| intake → delivered at ${RATE} alerts/s, ${channel ?? 'all channels'} | p50 ${pct(values, 0.5)} ms, p99 ${pct(values, 0.99)} ms | ${values.length} deliveries |`;
+      return `| intake → delivered at ${RATE} alerts/s, ${channel ?? 'all channels'} | p50 ${pct(values, 0.5)} ms, p99 ${pct(values, 0.99)} ms | ${values.length} deliveries; load ${loadAtRate} |`;
     }),
     `| lost at ${RATE} alerts/s | ${lostLatency} | of ${sent} |`,
+    `| every (alert, channel) of every part received exactly once | ${counted.once} of ${counted.expected} | missing ${counted.missing}, more than once ${counted.twice} |`,
   ];
   process.stdout.write(`\n${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}\n\n`);
   process.stdout.write(['| measurement | result | notes |', '|---|---|---|', ...rows].join('\n') + '\n');
   process.stdout.write(
-    `\n${JSON.stringify({ deliveriesPerSecond: curve.map((c) => ({ concurrency: c.concurrency, perSecond: c.perSecond })), lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99) })}\n`,
+    `\n${JSON.stringify({ deliveriesPerSecond: curve.map((c) => ({ concurrency: c.concurrency, perSecond: c.perSecond, intakePerSecond: c.intakePerSecond })), lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99), exactlyOnce: counted, loadAtRate })}\n`,
   );
   const chart = writeChart(WORKSPACE_ROOT, 'notifications-delivery', {
     kind: 'line',
