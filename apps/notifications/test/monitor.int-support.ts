@@ -11,6 +11,7 @@ import { MonitorMetrics } from '../src/monitor/monitor-metrics';
 import { MonitorQueue } from '../src/monitor/monitor-queue';
 import { MonitorScheduler } from '../src/monitor/monitor-scheduler';
 import { PositionCache } from '../src/monitor/position-cache';
+import { RoundAuctions } from '../src/monitor/round-auctions';
 import { schedulerLock } from '../src/monitor/scheduler-lock';
 import { notificationsApp } from '../src/notifications.app';
 import { PoolSnapshots } from '../src/risk/pool-snapshots';
@@ -84,6 +85,7 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
         get(MonitorKeys),
         get(PositionCache),
         schedulerLock(get(RedisClient), get(MonitorKeys)),
+        new RoundAuctions(get(RmsLedger), get(RedisClient), get(MonitorKeys)),
       );
       schedulers.push(scheduler);
       return scheduler;

@@ -71,9 +71,15 @@ export class MonitorBatchEvaluator {
         if (alert) alerts.push(alert);
       }),
     );
-    // The batch's alerts to the intake at once: one round trip for their cooldowns, one addBulk (ADR 028).
+    // The batch's alerts to the intake at once: one round trip for their cooldowns, one addBulk (ADR 028). An
+    // auction started this round is sent whatever the cooldown (decisions, "Risk and notifications").
     for (const alert of alerts) this.metrics.alerts.inc({ level: alert.riskLevel });
-    await this.intake.submitBatch(alerts.map((alert) => ({ alert, options: { source: 'monitor' } })));
+    await this.intake.submitBatch(
+      alerts.map((alert) => {
+        const started = pools.find((p) => p.pool === alert.poolAddress)?.newAuctions?.includes(alert.address) === true;
+        return { alert, options: { source: 'monitor', ...(started && { bypassCooldown: true }) } };
+      }),
+    );
     const cached = pools.length * wallets.length - due.length;
     this.metrics.positions.inc({ source: 'ledger' }, due.length);
     this.metrics.positions.inc({ source: 'cache' }, cached);
@@ -94,6 +100,7 @@ export class MonitorBatchEvaluator {
       const risk = assessPosition(pool.reserves, pool.prices, positions, bounds, {
         status: pool.status,
         stablecoins: this.stablecoins,
+        liquidationAuction: pool.auctions?.includes(wallet),
       });
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
       return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);

@@ -7,6 +7,9 @@ export interface RoundPool {
   readonly prices: SummaryPrices;
   /** The pool's Blend status (`PoolConfig.status`): on ice and frozen raise their triggers. */
   readonly status: number;
+  /** Users with a liquidation auction against them in the pool, and those whose auction started this round. */
+  readonly auctions?: readonly string[];
+  readonly newAuctions?: readonly string[];
 }
 
 interface BigintJson {

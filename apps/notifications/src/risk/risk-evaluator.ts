@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RiskLevelBounds, RiskPositionScenarios } from '@rp/contracts';
-import { assessPosition, holdsCollateralOrDebt, liquidationScenarios } from '@rp/ledger';
+import { assessPosition, holdsCollateralOrDebt, liquidationScenarios, loadUserAuctions } from '@rp/ledger';
 import type { EvaluatedPosition } from './risk-alert';
 import { PoolSnapshots } from './pool-snapshots';
 import { RmsLedger } from './rms-ledger';
@@ -45,7 +45,12 @@ export class RiskEvaluator {
     let ledger = 0;
     for (let start = 0; start < wallets.length; start += WALLETS_PER_READ) {
       const slice = wallets.slice(start, start + WALLETS_PER_READ);
-      const read = await reader.loadPositionsAcross(slice.flatMap((user) => pools.map((pool) => ({ pool, user }))));
+      const pairs = slice.flatMap((user) => pools.map((pool) => ({ pool, user })));
+      // Positions and auctions (`liquidation_auction`) of the same pairs, side by side.
+      const [read, auctions] = await Promise.all([
+        reader.loadPositionsAcross(pairs),
+        loadUserAuctions(this.ledger.rpc(), pairs),
+      ]);
       ledger = Math.max(ledger, read.latestLedger);
       const snapshots = await Promise.all(pools.map((pool) => this.snapshots.at(pool, read.latestLedger)));
       for (const wallet of slice) {
@@ -59,6 +64,7 @@ export class RiskEvaluator {
             risk: assessPosition(state.reserves, prices, held, boundsOf(wallet), {
               status: state.config.status,
               stablecoins,
+              liquidationAuction: auctions.get(pool)?.has(wallet),
             }),
             scenarios: () => liquidationScenarios(state.reserves, prices, held),
           });

@@ -1,4 +1,6 @@
 /** Blend v2 pools: storage layouts, Blend's fixed-point math and health factor, error codes, and a pool reader. */
+export * from './auction-triggers';
+export * from './auctions';
 export * from './errors';
 export * from './health';
 export * from './layouts';
@@ -12,6 +14,7 @@ export * from './position-risk';
 export * from './pool-triggers';
 export * from './position-summary';
 export * from './swap-receiver-client';
+export * from './rescue-planner';
 export * from './unwind-planner';
 export * from './unwind-route';
 export * as blendScVal from './scval';

@@ -13,6 +13,8 @@ export interface PoolConditions {
   readonly status: number;
   /** Assets (contract ids) worth $1: a price off it by more than the wallet's `depegBps` is `stablecoin_depeg`. */
   readonly stablecoins?: ReadonlySet<string>;
+  /** A user liquidation auction against this position's user stands in the pool: `liquidation_auction`. */
+  readonly liquidationAuction?: boolean;
 }
 
 /**

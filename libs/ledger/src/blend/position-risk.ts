@@ -7,6 +7,7 @@ import {
   riskLevelOfHealthFactor,
   worseRiskLevel,
 } from '@rp/contracts';
+import { auctionTriggers } from './auction-triggers';
 import { type PositionData, healthFactor, positionData } from './health';
 import type { Positions, Reserve } from './layouts';
 import {
@@ -96,6 +97,7 @@ export function assessPosition(
     ...poolTriggers(conditions),
     ...utilizationTriggers(reserves, positions, bounds),
     ...depegTriggers(reserves, prices, positions, conditions?.stablecoins, bounds),
+    ...auctionTriggers(conditions?.liquidationAuction),
   ]);
 }
 

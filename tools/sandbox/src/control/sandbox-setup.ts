@@ -132,7 +132,8 @@ export class SandboxSetup {
       ],
     });
     this.ledger.invokePrivileged(contractId, 'set_status', [u32(0)]);
-    if (options.registered !== false) this.ledger.invokePrivileged(this.poolFactory(), 'register', [address(contractId)]);
+    if (options.registered !== false)
+      this.ledger.invokePrivileged(this.poolFactory(), 'register', [address(contractId)]);
     this.directory.pools.push({ name, contractId, oracle, reserves: [] });
     return contractId;
   }

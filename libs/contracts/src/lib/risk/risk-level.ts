@@ -53,6 +53,7 @@ export const ALERT_TRIGGERS = [
   'pool_frozen',
   'high_utilization',
   'stablecoin_depeg',
+  'liquidation_auction',
 ] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 
