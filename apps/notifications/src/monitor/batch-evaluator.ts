@@ -21,9 +21,6 @@ export interface BatchOutcome {
   readonly alerts: number;
 }
 
-/** Alerts of one batch handed to the intake at once. */
-const INTAKE_PARALLELISM = 32;
-
 /**
  * One batch job of a round: the batch's positions in every watched pool, from the cache when nothing moved and from
  * the ledger otherwise (200 keys per `getLedgerEntries`), valued against the round's pools and prices; an alert goes
@@ -74,9 +71,15 @@ export class MonitorBatchEvaluator {
         if (alert) alerts.push(alert);
       }),
     );
-    for (let i = 0; i < alerts.length; i += INTAKE_PARALLELISM) {
-      await Promise.all(alerts.slice(i, i + INTAKE_PARALLELISM).map((alert) => this.submit(alert, pools)));
-    }
+    // The batch's alerts to the intake at once: one round trip for their cooldowns, one addBulk (ADR 028). An
+    // auction started this round is sent whatever the cooldown (decisions, "Risk and notifications").
+    for (const alert of alerts) this.metrics.alerts.inc({ level: alert.riskLevel });
+    await this.intake.submitBatch(
+      alerts.map((alert) => {
+        const started = pools.find((p) => p.pool === alert.poolAddress)?.newAuctions?.includes(alert.address) === true;
+        return { alert, options: { source: 'monitor', ...(started && { bypassCooldown: true }) } };
+      }),
+    );
     const cached = pools.length * wallets.length - due.length;
     this.metrics.positions.inc({ source: 'ledger' }, due.length);
     this.metrics.positions.inc({ source: 'cache' }, cached);
@@ -108,13 +111,6 @@ export class MonitorBatchEvaluator {
       if (error instanceof MissingPriceError) return undefined;
       throw error;
     }
-  }
-
-  /** An auction started this round is sent whatever the cooldown (decisions, "Risk and notifications"). */
-  private async submit(alert: RiskAlert, pools: readonly RoundPool[]): Promise<void> {
-    this.metrics.alerts.inc({ level: alert.riskLevel });
-    const started = pools.find((p) => p.pool === alert.poolAddress)?.newAuctions?.includes(alert.address) === true;
-    await this.intake.submit(alert, { source: 'monitor', ...(started && { bypassCooldown: true }) });
   }
 
   /** Reads positions from the ledger and caches them until a round spread over the refresh period. */
