@@ -5,7 +5,8 @@ import { type AppProcess, type Stack, WORKSPACE_ROOT } from '@rp/dev';
 import { type RunningSandbox, UNIT } from '@rp/sandbox';
 import Redis from 'ioredis';
 import { Pool } from 'undici';
-import { signedPost, startBenchStack } from './bench-stack';
+import { profileFlags, signedPost, startBenchStack } from './bench-stack';
+import { cpuDuring } from './process-cpu';
 import { machineCaption, writeChart } from './svg-chart';
 
 /** Watched wallets at each point of the curve (cumulative). */
@@ -17,6 +18,8 @@ const ALERTS = Number(process.env['BENCH_ALERTS'] ?? 30);
 /** The size the alert latency is measured at (the issue's 10 000). */
 const ALERT_AT = Number(process.env['BENCH_ALERT_AT'] ?? 10_000);
 const PREFIX = `bench${randomBytes(3).toString('hex')}`;
+/** Write V8 CPU profiles of the scheduler and the first worker here (`BENCH_CPU_PROF=/tmp/prof`). */
+const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 
 const identity = {
   keyId: 'bench-monitor-key',
@@ -84,11 +87,38 @@ const quantile = (values: readonly number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 
+/** CPU milliseconds each process used during a round: where a round's work is done. */
+type RoundCpu = Partial<Record<'scheduler' | 'worker' | 'sandbox' | 'redis', number>>;
+
 interface Curve {
   wallets: number;
   coldMs: number;
+  /** CPU ms of the cold round by process (`sandbox` is the bench process, which serves the RPC). */
+  coldCpuMs: RoundCpu;
   warmMedianMs: number;
   warmMaxMs: number;
+}
+
+/** The processes a round runs in: the scheduler, the (first) worker, this process (the sandbox) and Redis. */
+interface RoundProcesses {
+  monitor: AppProcess;
+  pids: Record<keyof RoundCpu, number | undefined>;
+}
+
+/** Redis's own pid (it runs on this machine), for its share of a round's CPU. */
+async function redisPid(redis: Redis): Promise<number | undefined> {
+  const pid = /^process_id:(\d+)/m.exec(await redis.info('server'))?.[1];
+  return pid === undefined ? undefined : Number(pid);
+}
+
+/** A round timed as `timedRound`, with the CPU ms each process used meanwhile. */
+async function measuredRound(sandbox: RunningSandbox, round: RoundProcesses): Promise<{ ms: number; cpu: RoundCpu }> {
+  const { result, cpuMicros } = await cpuDuring(round.pids, () => timedRound(sandbox, round.monitor));
+  const cpu: RoundCpu = {};
+  for (const [name, micros] of Object.entries(cpuMicros) as [keyof RoundCpu, number][]) {
+    cpu[name] = Math.round(micros / 1000);
+  }
+  return { ms: result, cpu };
 }
 
 /** Wallets that turn critical one by one: wallet k when XLM falls to $0.299 - k/1000 (debt set just so). */
@@ -142,14 +172,24 @@ async function alertLatency(stack: Stack, risky: readonly string[]) {
 async function roundCurve(
   stack: Stack,
   registrations: Registrations,
-  monitor: AppProcess,
+  processes: { monitor: AppProcess; worker: AppProcess },
   results: Record<string, unknown>,
 ) {
   const { sandbox, scenario } = stack;
+  const { monitor } = processes;
   const reserves = sandbox.control.directory.pool(scenario.pool)?.reserves ?? [];
   const redis = new Redis(stack.redisUrl);
   const curve: Curve[] = [];
   try {
+    const round: RoundProcesses = {
+      monitor,
+      pids: {
+        scheduler: monitor.pid,
+        worker: processes.worker.pid,
+        sandbox: process.pid,
+        redis: await redisPid(redis),
+      },
+    };
     const risky = await riskyWallets(stack, registrations);
     let watched = risky.length;
     const healthy = {
@@ -167,11 +207,19 @@ async function roundCurve(
       await timedRound(sandbox, monitor);
       // Cold: nothing cached, every position read from the ledger.
       await redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
-      const coldMs = await timedRound(sandbox, monitor);
+      const cold = await measuredRound(sandbox, round);
       const warm: number[] = [];
       for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(sandbox, monitor));
-      curve.push({ wallets: size, coldMs, warmMedianMs: median(warm), warmMaxMs: Math.max(...warm) });
-      process.stdout.write(`${size} wallets: cold ${coldMs} ms, warm ${warm.join(', ')} ms\n`);
+      curve.push({
+        wallets: size,
+        coldMs: cold.ms,
+        coldCpuMs: cold.cpu,
+        warmMedianMs: median(warm),
+        warmMaxMs: Math.max(...warm),
+      });
+      process.stdout.write(
+        `${size} wallets: cold ${cold.ms} ms (CPU ms ${JSON.stringify(cold.cpu)}), warm ${warm.join(', ')} ms\n`,
+      );
       if (size === ALERT_AT) results['alertLatencyMs'] = await alertLatency(stack, risky);
     }
   } finally {
@@ -224,12 +272,18 @@ async function main(): Promise<void> {
     },
   });
   const apiProcess = await stack.start('notifications', { role: 'api' });
-  const monitor = await stack.start('notifications', { role: 'monitor' });
-  await stack.start('notifications', { role: 'worker' });
+  const monitor = await stack.start('notifications', {
+    role: 'monitor',
+    nodeArgs: profileFlags(PROFILE_DIR, 'monitor-scheduler'),
+  });
+  const worker = await stack.start('notifications', {
+    role: 'worker',
+    nodeArgs: profileFlags(PROFILE_DIR, 'monitor-worker'),
+  });
   const api = new Pool(apiProcess.url, { connections: 32, keepAliveTimeout: 30_000 });
   const results: Record<string, unknown> = { cpus: cpus().length, cpu: cpus()[0]?.model };
   try {
-    const curve = await roundCurve(stack, { api, token: stack.internalToken }, monitor, results);
+    const curve = await roundCurve(stack, { api, token: stack.internalToken }, { monitor, worker }, results);
     results['scaling'] = await workerScaling(stack, monitor);
     results['curve'] = curve;
     report(curve, results);
@@ -240,12 +294,15 @@ async function main(): Promise<void> {
 }
 
 function report(curve: Curve[], results: Record<string, unknown>): void {
-  const rows = curve.map((c) => `| ${c.wallets} | ${c.coldMs} | ${c.warmMedianMs} | ${c.warmMaxMs} |`);
+  const cpu = ({ scheduler, worker, sandbox, redis }: RoundCpu) => `${scheduler} / ${worker} / ${sandbox} / ${redis}`;
+  const rows = curve.map(
+    (c) => `| ${c.wallets} | ${c.coldMs} | ${cpu(c.coldCpuMs)} | ${c.warmMedianMs} | ${c.warmMaxMs} |`,
+  );
   process.stdout.write(
     [
       '',
-      '| watched wallets | cold round ms | warm round median ms | warm round max ms |',
-      '|---|---|---|---|',
+      '| watched wallets | cold round ms | cold round CPU ms: scheduler / worker / sandbox / Redis | warm round median ms | warm round max ms |',
+      '|---|---|---|---|---|',
       ...rows,
       '',
       JSON.stringify(results, null, 2),
