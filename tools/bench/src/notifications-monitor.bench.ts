@@ -49,20 +49,40 @@ async function roundMetrics(monitor: AppProcess): Promise<{ count: number; sum: 
   return { count: value('count'), sum: value('sum') };
 }
 
-/**
- * How often the bench asks the scheduler whether the round is over. Its answer (`/metrics`, the histogram's sum) is
- * exact whenever it is read; asking every 20 ms cost the scheduler more CPU than the round's own work at 50k.
- */
-const ROUND_POLL_MS = 100;
+/** Wallets per batch job and batch jobs at once per worker process (the service's defaults: 500 and 2). */
+const BATCH_SIZE = Number(process.env['BENCH_BATCH_SIZE'] ?? 500);
+const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 2);
 
-/** Closes a ledger and waits for the round it starts; its duration in ms (as the scheduler measured it). */
-async function timedRound(sandbox: RunningSandbox, monitor: AppProcess): Promise<number> {
-  const before = await roundMetrics(monitor);
-  sandbox.ledger.closeLedger();
+/** What a round is timed with: the ledger to close, the scheduler's metrics, Redis, and the wallets it watches. */
+interface RoundClock {
+  sandbox: RunningSandbox;
+  monitor: AppProcess;
+  redis: Redis;
+  watched: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Closes a ledger and waits for the round it starts; its duration in ms (as the scheduler measured it). The end is
+ * seen in Redis (the round's done counter reaching its batch count: cheap GETs), then the duration is read once
+ * from `/metrics`: scraping `/metrics` every few ms cost the scheduler more CPU than the round's own work at 50k.
+ */
+async function timedRound(clock: RoundClock): Promise<number> {
+  const before = await roundMetrics(clock.monitor);
+  const rounds = `${PREFIX}:rms:rounds`;
+  const last = Number(await clock.redis.get(rounds));
+  const batches = Math.ceil(clock.watched / BATCH_SIZE);
+  clock.sandbox.ledger.closeLedger();
   for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, ROUND_POLL_MS));
-    const after = await roundMetrics(monitor);
+    await sleep(5);
+    const round = Number(await clock.redis.get(rounds));
+    if (round > last && Number(await clock.redis.get(`${PREFIX}:rms:round:${round}:done`)) >= batches) break;
+  }
+  for (;;) {
+    const after = await roundMetrics(clock.monitor);
     if (after.count > before.count) return Math.round((after.sum - before.sum) * 1000);
+    await sleep(5);
   }
 }
 
@@ -106,10 +126,7 @@ interface Curve {
 }
 
 /** The processes a round runs in: the scheduler, the (first) worker, this process (the sandbox) and Redis. */
-interface RoundProcesses {
-  monitor: AppProcess;
-  pids: Record<keyof RoundCpu, number | undefined>;
-}
+type RoundPids = Record<keyof RoundCpu, number | undefined>;
 
 /** Redis's own pid (it runs on this machine), for its share of a round's CPU. */
 async function redisPid(redis: Redis): Promise<number | undefined> {
@@ -118,8 +135,8 @@ async function redisPid(redis: Redis): Promise<number | undefined> {
 }
 
 /** A round timed as `timedRound`, with the CPU ms each process used meanwhile. */
-async function measuredRound(sandbox: RunningSandbox, round: RoundProcesses): Promise<{ ms: number; cpu: RoundCpu }> {
-  const { result, cpuMicros } = await cpuDuring(round.pids, () => timedRound(sandbox, round.monitor));
+async function measuredRound(clock: RoundClock, pids: RoundPids): Promise<{ ms: number; cpu: RoundCpu }> {
+  const { result, cpuMicros } = await cpuDuring(pids, () => timedRound(clock));
   const cpu: RoundCpu = {};
   for (const [name, micros] of Object.entries(cpuMicros) as [keyof RoundCpu, number][]) {
     cpu[name] = Math.round(micros / 1000);
@@ -178,71 +195,60 @@ async function alertLatency(stack: Stack, risky: readonly string[]) {
 async function roundCurve(
   stack: Stack,
   registrations: Registrations,
-  processes: { monitor: AppProcess; worker: AppProcess },
+  clock: RoundClock,
+  pids: RoundPids,
   results: Record<string, unknown>,
 ) {
   const { sandbox, scenario } = stack;
-  const { monitor } = processes;
   const reserves = sandbox.control.directory.pool(scenario.pool)?.reserves ?? [];
-  const redis = new Redis(stack.redisUrl);
   const curve: Curve[] = [];
-  try {
-    const round: RoundProcesses = {
-      monitor,
-      pids: {
-        scheduler: monitor.pid,
-        worker: processes.worker.pid,
-        sandbox: process.pid,
-        redis: await redisPid(redis),
-      },
-    };
-    const risky = await riskyWallets(stack, registrations);
-    let watched = risky.length;
-    const healthy = {
-      collateral: new Map([[reserves.indexOf(scenario.xlm), 1000n * UNIT]]),
-      liabilities: new Map([[reserves.indexOf(scenario.usdc), 100n * UNIT]]),
-      supply: new Map<number, bigint>(),
-    };
-    for (const size of SIZES) {
-      const added = sandbox.control.setup.newAddresses(size - watched);
-      sandbox.control.setup.seedPositions(scenario.pool, added, healthy);
-      const registering = performance.now();
-      await register(registrations, added, 'high');
-      results[`registered${size}PerSecond`] = Math.round(added.length / ((performance.now() - registering) / 1000));
-      watched = size;
-      await timedRound(sandbox, monitor);
-      // Cold: nothing cached, every position read from the ledger.
-      await redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
-      const cold = await measuredRound(sandbox, round);
-      const warm: number[] = [];
-      for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(sandbox, monitor));
-      curve.push({
-        wallets: size,
-        coldMs: cold.ms,
-        coldCpuMs: cold.cpu,
-        warmMedianMs: median(warm),
-        warmMaxMs: Math.max(...warm),
-      });
-      process.stdout.write(
-        `${size} wallets: cold ${cold.ms} ms (CPU ms ${JSON.stringify(cold.cpu)}), warm ${warm.join(', ')} ms\n`,
-      );
-      if (size === ALERT_AT) results['alertLatencyMs'] = await alertLatency(stack, risky);
-    }
-  } finally {
-    await redis.quit();
+  const risky = await riskyWallets(stack, registrations);
+  clock.watched = risky.length;
+  const healthy = {
+    collateral: new Map([[reserves.indexOf(scenario.xlm), 1000n * UNIT]]),
+    liabilities: new Map([[reserves.indexOf(scenario.usdc), 100n * UNIT]]),
+    supply: new Map<number, bigint>(),
+  };
+  for (const size of SIZES) {
+    const added = sandbox.control.setup.newAddresses(size - clock.watched);
+    sandbox.control.setup.seedPositions(scenario.pool, added, healthy);
+    const registering = performance.now();
+    await register(registrations, added, 'high');
+    results[`registered${size}PerSecond`] = Math.round(added.length / ((performance.now() - registering) / 1000));
+    clock.watched = size;
+    await timedRound(clock);
+    // Cold: nothing cached, every position read from the ledger.
+    await clock.redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
+    const coldFrom = process.hrtime.bigint() / 1000n;
+    const cold = await measuredRound(clock, pids);
+    // The monotonic clock CPU profiles use: the cold round's window in BENCH_CPU_PROF's profiles.
+    if (PROFILE_DIR) process.stdout.write(`cold round ${size}: ${coldFrom}-${process.hrtime.bigint() / 1000n} µs\n`);
+    const warm: number[] = [];
+    for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(clock));
+    curve.push({
+      wallets: size,
+      coldMs: cold.ms,
+      coldCpuMs: cold.cpu,
+      warmMedianMs: median(warm),
+      warmMaxMs: Math.max(...warm),
+    });
+    process.stdout.write(
+      `${size} wallets: cold ${cold.ms} ms (CPU ms ${JSON.stringify(cold.cpu)}), warm ${warm.join(', ')} ms\n`,
+    );
+    if (size === ALERT_AT) results['alertLatencyMs'] = await alertLatency(stack, risky);
   }
   return curve;
 }
 
 /** 2. Warm rounds at the largest size with one, then two worker processes. */
-async function workerScaling(stack: Stack, monitor: AppProcess) {
+async function workerScaling(stack: Stack, clock: RoundClock) {
   const largest = SIZES[SIZES.length - 1];
   const oneWorker: number[] = [];
-  for (let r = 0; r < ROUNDS; r += 1) oneWorker.push(await timedRound(stack.sandbox, monitor));
+  for (let r = 0; r < ROUNDS; r += 1) oneWorker.push(await timedRound(clock));
   await stack.start('notifications', { role: 'worker' });
-  await timedRound(stack.sandbox, monitor);
+  await timedRound(clock);
   const twoWorkers: number[] = [];
-  for (let r = 0; r < ROUNDS; r += 1) twoWorkers.push(await timedRound(stack.sandbox, monitor));
+  for (let r = 0; r < ROUNDS; r += 1) twoWorkers.push(await timedRound(clock));
   return {
     wallets: largest,
     oneWorkerMedianMs: median(oneWorker),
@@ -274,6 +280,8 @@ async function main(): Promise<void> {
         NOTIFICATIONS_KEY_PREFIX: PREFIX,
         EMAIL_FROM: 'alerts@example.com',
         RMS_ROUND_TIMEOUT_MS: '120000',
+        RMS_MONITOR_BATCH_SIZE: String(BATCH_SIZE),
+        RMS_MONITOR_CONCURRENCY: String(CONCURRENCY),
       },
     },
   });
@@ -287,13 +295,18 @@ async function main(): Promise<void> {
     nodeArgs: profileFlags(PROFILE_DIR, 'monitor-worker'),
   });
   const api = new Pool(apiProcess.url, { connections: 32, keepAliveTimeout: 30_000 });
+  const redis = new Redis(stack.redisUrl);
   const results: Record<string, unknown> = { cpus: cpus().length, cpu: cpus()[0]?.model };
   try {
-    const curve = await roundCurve(stack, { api, token: stack.internalToken }, { monitor, worker }, results);
-    results['scaling'] = await workerScaling(stack, monitor);
+    const clock: RoundClock = { sandbox: stack.sandbox, monitor, redis, watched: 0 };
+    const pids = { scheduler: monitor.pid, worker: worker.pid, sandbox: process.pid, redis: await redisPid(redis) };
+    const curve = await roundCurve(stack, { api, token: stack.internalToken }, clock, pids, results);
+    results['scaling'] = await workerScaling(stack, clock);
     results['curve'] = curve;
+    results['batch'] = { size: BATCH_SIZE, concurrency: CONCURRENCY };
     report(curve, results);
   } finally {
+    await redis.quit();
     await api.close();
     await stack.close();
   }
