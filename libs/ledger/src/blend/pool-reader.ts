@@ -1,6 +1,5 @@
 import {
   Account,
-  Address,
   Contract,
   TransactionBuilder,
   rpc,
