@@ -1,12 +1,4 @@
-import {
-  Account,
-  Contract,
-  TransactionBuilder,
-  rpc,
-  scValToNative,
-  xdr,
-  type Transaction,
-} from '@stellar/stellar-sdk';
+import { Account, Contract, TransactionBuilder, rpc, scValToNative, xdr, type Transaction } from '@stellar/stellar-sdk';
 import {
   POOL_INSTANCE_KEYS,
   type PoolConfig,

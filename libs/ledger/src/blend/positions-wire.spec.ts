@@ -59,7 +59,10 @@ describe('positions on the wire', () => {
     }
     const valid = Keypair.random().publicKey();
     const mutations = [
-      ...Array.from({ length: 56 }, (_, i) => `${valid.slice(0, i)}${valid[i] === 'A' ? 'B' : 'A'}${valid.slice(i + 1)}`),
+      ...Array.from(
+        { length: 56 },
+        (_, i) => `${valid.slice(0, i)}${valid[i] === 'A' ? 'B' : 'A'}${valid.slice(i + 1)}`,
+      ),
       valid.toLowerCase(),
       valid.slice(1),
       `${valid}A`,

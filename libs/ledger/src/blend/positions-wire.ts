@@ -98,7 +98,9 @@ function crc16Xmodem(bytes: Buffer, length: number): number {
  */
 export function decodePositionsEntry(keyBytes: Buffer, entryBase64: string): Positions {
   const data = Buffer.from(entryBase64, 'base64');
-  return readPositionsInPlace(keyBytes, data) ?? decodePositions(xdr.LedgerEntryData.fromXDR(data).contractData().val());
+  return (
+    readPositionsInPlace(keyBytes, data) ?? decodePositions(xdr.LedgerEntryData.fromXDR(data).contractData().val())
+  );
 }
 
 /**

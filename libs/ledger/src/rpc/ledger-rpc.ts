@@ -223,10 +223,7 @@ export class LedgerRpc {
       const started = performance.now();
       let failure: AttemptFailure | undefined;
       try {
-        const answer = await withDeadline(
-          (signal) => withSignal(signal, () => send(endpoint.server)),
-          this.timeoutMs,
-        );
+        const answer = await withDeadline((signal) => withSignal(signal, () => send(endpoint.server)), this.timeoutMs);
         failure = policy.retryAnswer?.(answer);
         if (!failure) {
           this.pool.recovered(endpoint);
