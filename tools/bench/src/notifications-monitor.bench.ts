@@ -5,7 +5,8 @@ import { type AppProcess, type Stack, WORKSPACE_ROOT } from '@rp/dev';
 import { type RunningSandbox, UNIT } from '@rp/sandbox';
 import Redis from 'ioredis';
 import { Pool } from 'undici';
-import { signedPost, startBenchStack } from './bench-stack';
+import { profileFlags, signedPost, startBenchStack } from './bench-stack';
+import { cpuDuring } from './process-cpu';
 import { machineCaption, writeChart } from './svg-chart';
 
 /** Watched wallets at each point of the curve (cumulative). */
@@ -17,6 +18,8 @@ const ALERTS = Number(process.env['BENCH_ALERTS'] ?? 30);
 /** The size the alert latency is measured at (the issue's 10 000). */
 const ALERT_AT = Number(process.env['BENCH_ALERT_AT'] ?? 10_000);
 const PREFIX = `bench${randomBytes(3).toString('hex')}`;
+/** Write V8 CPU profiles of the scheduler and the first worker here (`BENCH_CPU_PROF=/tmp/prof`). */
+const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 
 const identity = {
   keyId: 'bench-monitor-key',
@@ -46,14 +49,40 @@ async function roundMetrics(monitor: AppProcess): Promise<{ count: number; sum: 
   return { count: value('count'), sum: value('sum') };
 }
 
-/** Closes a ledger and waits for the round it starts; its duration in ms (as the scheduler measured it). */
-async function timedRound(sandbox: RunningSandbox, monitor: AppProcess): Promise<number> {
-  const before = await roundMetrics(monitor);
-  sandbox.ledger.closeLedger();
+/** Wallets per batch job and batch jobs at once per worker process (the service's defaults: 500 and 2). */
+const BATCH_SIZE = Number(process.env['BENCH_BATCH_SIZE'] ?? 500);
+const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 2);
+
+/** What a round is timed with: the ledger to close, the scheduler's metrics, Redis, and the wallets it watches. */
+interface RoundClock {
+  sandbox: RunningSandbox;
+  monitor: AppProcess;
+  redis: Redis;
+  watched: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Closes a ledger and waits for the round it starts; its duration in ms (as the scheduler measured it). The end is
+ * seen in Redis (the round's done counter reaching its batch count: cheap GETs), then the duration is read once
+ * from `/metrics`: scraping `/metrics` every few ms cost the scheduler more CPU than the round's own work at 50k.
+ */
+async function timedRound(clock: RoundClock): Promise<number> {
+  const before = await roundMetrics(clock.monitor);
+  const rounds = `${PREFIX}:rms:rounds`;
+  const last = Number(await clock.redis.get(rounds));
+  const batches = Math.ceil(clock.watched / BATCH_SIZE);
+  clock.sandbox.ledger.closeLedger();
   for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const after = await roundMetrics(monitor);
+    await sleep(5);
+    const round = Number(await clock.redis.get(rounds));
+    if (round > last && Number(await clock.redis.get(`${PREFIX}:rms:round:${round}:done`)) >= batches) break;
+  }
+  for (;;) {
+    const after = await roundMetrics(clock.monitor);
     if (after.count > before.count) return Math.round((after.sum - before.sum) * 1000);
+    await sleep(5);
   }
 }
 
@@ -84,11 +113,35 @@ const quantile = (values: readonly number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 
+/** CPU milliseconds each process used during a round: where a round's work is done. */
+type RoundCpu = Partial<Record<'scheduler' | 'worker' | 'sandbox' | 'redis', number>>;
+
 interface Curve {
   wallets: number;
   coldMs: number;
+  /** CPU ms of the cold round by process (`sandbox` is the bench process, which serves the RPC). */
+  coldCpuMs: RoundCpu;
   warmMedianMs: number;
   warmMaxMs: number;
+}
+
+/** The processes a round runs in: the scheduler, the (first) worker, this process (the sandbox) and Redis. */
+type RoundPids = Record<keyof RoundCpu, number | undefined>;
+
+/** Redis's own pid (it runs on this machine), for its share of a round's CPU. */
+async function redisPid(redis: Redis): Promise<number | undefined> {
+  const pid = /^process_id:(\d+)/m.exec(await redis.info('server'))?.[1];
+  return pid === undefined ? undefined : Number(pid);
+}
+
+/** A round timed as `timedRound`, with the CPU ms each process used meanwhile. */
+async function measuredRound(clock: RoundClock, pids: RoundPids): Promise<{ ms: number; cpu: RoundCpu }> {
+  const { result, cpuMicros } = await cpuDuring(pids, () => timedRound(clock));
+  const cpu: RoundCpu = {};
+  for (const [name, micros] of Object.entries(cpuMicros) as [keyof RoundCpu, number][]) {
+    cpu[name] = Math.round(micros / 1000);
+  }
+  return { ms: result, cpu };
 }
 
 /** Wallets that turn critical one by one: wallet k when XLM falls to $0.299 - k/1000 (debt set just so). */
@@ -142,53 +195,60 @@ async function alertLatency(stack: Stack, risky: readonly string[]) {
 async function roundCurve(
   stack: Stack,
   registrations: Registrations,
-  monitor: AppProcess,
+  clock: RoundClock,
+  pids: RoundPids,
   results: Record<string, unknown>,
 ) {
   const { sandbox, scenario } = stack;
   const reserves = sandbox.control.directory.pool(scenario.pool)?.reserves ?? [];
-  const redis = new Redis(stack.redisUrl);
   const curve: Curve[] = [];
-  try {
-    const risky = await riskyWallets(stack, registrations);
-    let watched = risky.length;
-    const healthy = {
-      collateral: new Map([[reserves.indexOf(scenario.xlm), 1000n * UNIT]]),
-      liabilities: new Map([[reserves.indexOf(scenario.usdc), 100n * UNIT]]),
-      supply: new Map<number, bigint>(),
-    };
-    for (const size of SIZES) {
-      const added = sandbox.control.setup.newAddresses(size - watched);
-      sandbox.control.setup.seedPositions(scenario.pool, added, healthy);
-      const registering = performance.now();
-      await register(registrations, added, 'high');
-      results[`registered${size}PerSecond`] = Math.round(added.length / ((performance.now() - registering) / 1000));
-      watched = size;
-      await timedRound(sandbox, monitor);
-      // Cold: nothing cached, every position read from the ledger.
-      await redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
-      const coldMs = await timedRound(sandbox, monitor);
-      const warm: number[] = [];
-      for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(sandbox, monitor));
-      curve.push({ wallets: size, coldMs, warmMedianMs: median(warm), warmMaxMs: Math.max(...warm) });
-      process.stdout.write(`${size} wallets: cold ${coldMs} ms, warm ${warm.join(', ')} ms\n`);
-      if (size === ALERT_AT) results['alertLatencyMs'] = await alertLatency(stack, risky);
-    }
-  } finally {
-    await redis.quit();
+  const risky = await riskyWallets(stack, registrations);
+  clock.watched = risky.length;
+  const healthy = {
+    collateral: new Map([[reserves.indexOf(scenario.xlm), 1000n * UNIT]]),
+    liabilities: new Map([[reserves.indexOf(scenario.usdc), 100n * UNIT]]),
+    supply: new Map<number, bigint>(),
+  };
+  for (const size of SIZES) {
+    const added = sandbox.control.setup.newAddresses(size - clock.watched);
+    sandbox.control.setup.seedPositions(scenario.pool, added, healthy);
+    const registering = performance.now();
+    await register(registrations, added, 'high');
+    results[`registered${size}PerSecond`] = Math.round(added.length / ((performance.now() - registering) / 1000));
+    clock.watched = size;
+    await timedRound(clock);
+    // Cold: nothing cached, every position read from the ledger.
+    await clock.redis.del(`${PREFIX}:rms:positions:${scenario.pool}`);
+    const coldFrom = process.hrtime.bigint() / 1000n;
+    const cold = await measuredRound(clock, pids);
+    // The monotonic clock CPU profiles use: the cold round's window in BENCH_CPU_PROF's profiles.
+    if (PROFILE_DIR) process.stdout.write(`cold round ${size}: ${coldFrom}-${process.hrtime.bigint() / 1000n} µs\n`);
+    const warm: number[] = [];
+    for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(clock));
+    curve.push({
+      wallets: size,
+      coldMs: cold.ms,
+      coldCpuMs: cold.cpu,
+      warmMedianMs: median(warm),
+      warmMaxMs: Math.max(...warm),
+    });
+    process.stdout.write(
+      `${size} wallets: cold ${cold.ms} ms (CPU ms ${JSON.stringify(cold.cpu)}), warm ${warm.join(', ')} ms\n`,
+    );
+    if (size === ALERT_AT) results['alertLatencyMs'] = await alertLatency(stack, risky);
   }
   return curve;
 }
 
 /** 2. Warm rounds at the largest size with one, then two worker processes. */
-async function workerScaling(stack: Stack, monitor: AppProcess) {
+async function workerScaling(stack: Stack, clock: RoundClock) {
   const largest = SIZES[SIZES.length - 1];
   const oneWorker: number[] = [];
-  for (let r = 0; r < ROUNDS; r += 1) oneWorker.push(await timedRound(stack.sandbox, monitor));
+  for (let r = 0; r < ROUNDS; r += 1) oneWorker.push(await timedRound(clock));
   await stack.start('notifications', { role: 'worker' });
-  await timedRound(stack.sandbox, monitor);
+  await timedRound(clock);
   const twoWorkers: number[] = [];
-  for (let r = 0; r < ROUNDS; r += 1) twoWorkers.push(await timedRound(stack.sandbox, monitor));
+  for (let r = 0; r < ROUNDS; r += 1) twoWorkers.push(await timedRound(clock));
   return {
     wallets: largest,
     oneWorkerMedianMs: median(oneWorker),
@@ -220,32 +280,48 @@ async function main(): Promise<void> {
         NOTIFICATIONS_KEY_PREFIX: PREFIX,
         EMAIL_FROM: 'alerts@example.com',
         RMS_ROUND_TIMEOUT_MS: '120000',
+        RMS_MONITOR_BATCH_SIZE: String(BATCH_SIZE),
+        RMS_MONITOR_CONCURRENCY: String(CONCURRENCY),
       },
     },
   });
   const apiProcess = await stack.start('notifications', { role: 'api' });
-  const monitor = await stack.start('notifications', { role: 'monitor' });
-  await stack.start('notifications', { role: 'worker' });
+  const monitor = await stack.start('notifications', {
+    role: 'monitor',
+    nodeArgs: profileFlags(PROFILE_DIR, 'monitor-scheduler'),
+  });
+  const worker = await stack.start('notifications', {
+    role: 'worker',
+    nodeArgs: profileFlags(PROFILE_DIR, 'monitor-worker'),
+  });
   const api = new Pool(apiProcess.url, { connections: 32, keepAliveTimeout: 30_000 });
+  const redis = new Redis(stack.redisUrl);
   const results: Record<string, unknown> = { cpus: cpus().length, cpu: cpus()[0]?.model };
   try {
-    const curve = await roundCurve(stack, { api, token: stack.internalToken }, monitor, results);
-    results['scaling'] = await workerScaling(stack, monitor);
+    const clock: RoundClock = { sandbox: stack.sandbox, monitor, redis, watched: 0 };
+    const pids = { scheduler: monitor.pid, worker: worker.pid, sandbox: process.pid, redis: await redisPid(redis) };
+    const curve = await roundCurve(stack, { api, token: stack.internalToken }, clock, pids, results);
+    results['scaling'] = await workerScaling(stack, clock);
     results['curve'] = curve;
+    results['batch'] = { size: BATCH_SIZE, concurrency: CONCURRENCY };
     report(curve, results);
   } finally {
+    await redis.quit();
     await api.close();
     await stack.close();
   }
 }
 
 function report(curve: Curve[], results: Record<string, unknown>): void {
-  const rows = curve.map((c) => `| ${c.wallets} | ${c.coldMs} | ${c.warmMedianMs} | ${c.warmMaxMs} |`);
+  const cpu = ({ scheduler, worker, sandbox, redis }: RoundCpu) => `${scheduler} / ${worker} / ${sandbox} / ${redis}`;
+  const rows = curve.map(
+    (c) => `| ${c.wallets} | ${c.coldMs} | ${cpu(c.coldCpuMs)} | ${c.warmMedianMs} | ${c.warmMaxMs} |`,
+  );
   process.stdout.write(
     [
       '',
-      '| watched wallets | cold round ms | warm round median ms | warm round max ms |',
-      '|---|---|---|---|',
+      '| watched wallets | cold round ms | cold round CPU ms: scheduler / worker / sandbox / Redis | warm round median ms | warm round max ms |',
+      '|---|---|---|---|---|',
       ...rows,
       '',
       JSON.stringify(results, null, 2),

@@ -38,6 +38,19 @@ function entry(key: xdr.ScVal, val: xdr.ScVal): [string, xdr.LedgerEntryData] {
   return [contractDataKey(POOL, key).toXDR('base64'), xdr.LedgerEntryData.contractData(data)];
 }
 
+/** A user's positions entry in `pool`, as an RPC answers it raw: base64 key and base64 entry data. */
+function entryIn(pool: string, user: string, positions: Parameters<typeof encodePositions>[0]): [string, string] {
+  const key = positionsKey(user);
+  const data = new xdr.ContractDataEntry({
+    ext: new xdr.ExtensionPoint(0),
+    contract: new Address(pool).toScAddress(),
+    key,
+    durability: xdr.ContractDataDurability.persistent(),
+    val: encodePositions(positions),
+  });
+  return [contractDataKey(pool, key).toXDR('base64'), xdr.LedgerEntryData.contractData(data).toXDR('base64')];
+}
+
 const instance = xdr.ScVal.scvContractInstance(
   new xdr.ScContractInstance({
     executable: xdr.ContractExecutable.contractExecutableWasm(Buffer.alloc(32, 7)),
@@ -151,6 +164,49 @@ describe('BlendPoolReader', () => {
     expect(read.positions.get(POOL)?.get(EMPTY_USER)?.collateral.size).toBe(0);
     expect(read.positions.get(other)?.get(USER)?.collateral.size).toBe(0);
     expect(await reader.loadPositionsAcross([])).toEqual({ positions: new Map(), latestLedger: 0 });
+  });
+
+  it('reads each (pool, user) pair exactly once through a raw source, each answer to its own pair', async () => {
+    const other = contract(9);
+    const users = Array.from({ length: 450 }, () => Keypair.random().publicKey());
+    const raw = new Map<string, string>();
+    users.forEach((user, i) => {
+      const own = { collateral: new Map([[0, BigInt(i + 1)]]), liabilities: new Map(), supply: new Map() };
+      // Every third user has nothing in POOL; in `other` each one holds its index as debt.
+      if (i % 3 !== 0) raw.set(...entryIn(POOL, user, own));
+      raw.set(...entryIn(other, user, { ...own, collateral: new Map(), liabilities: new Map([[1, BigInt(i)]]) }));
+    });
+    const asked: string[][] = [];
+    const rawReader = new BlendPoolReader({
+      ledger: {
+        ...ledger,
+        async getLedgerEntriesRaw(keys) {
+          asked.push([...keys]);
+          const entries = keys.flatMap((key) => (raw.has(key) ? [{ key, xdr: raw.get(key) as string }] : []));
+          return { entries: entries.reverse(), latestLedger: 43 };
+        },
+      },
+      simulator,
+      networkPassphrase: Networks.TESTNET,
+    });
+    const pairs = users.flatMap((user) => [
+      { pool: POOL, user },
+      { pool: other, user },
+    ]);
+    // A pair asked twice is read once.
+    const read = await rawReader.loadPositionsAcross([...pairs, pairs[5]]);
+    const sent = asked.flat();
+    expect(asked).toHaveLength(1);
+    expect(new Set(sent).size).toBe(sent.length);
+    expect(sent.sort()).toEqual(
+      pairs.map(({ pool, user }) => contractDataKey(pool, positionsKey(user)).toXDR('base64')).sort(),
+    );
+    expect(read.latestLedger).toBe(43);
+    users.forEach((user, i) => {
+      expect(read.positions.get(POOL)?.get(user)?.collateral.get(0)).toBe(i % 3 === 0 ? undefined : BigInt(i + 1));
+      expect(read.positions.get(other)?.get(user)?.liabilities.get(1)).toBe(BigInt(i));
+    });
+    expect([...(read.positions.get(POOL)?.keys() ?? [])].sort()).toEqual([...users].sort());
   });
 
   it("loads one wallet's position and account in one call, with the ledger it reflects", async () => {

@@ -1,13 +1,4 @@
-import {
-  Account,
-  Address,
-  Contract,
-  TransactionBuilder,
-  rpc,
-  scValToNative,
-  xdr,
-  type Transaction,
-} from '@stellar/stellar-sdk';
+import { Account, Contract, TransactionBuilder, rpc, scValToNative, xdr, type Transaction } from '@stellar/stellar-sdk';
 import {
   POOL_INSTANCE_KEYS,
   type PoolConfig,
@@ -33,10 +24,13 @@ import { accrueReserve } from './math';
 import { type AccountState, accountLedgerKey, accountStateOf } from '../transactions/accounts';
 import { readAddress, readString, readVec, isVoid } from './scval';
 import { summarizePositions, type PositionSummary } from './position-summary';
+import { PositionsKeyEncoder, decodePositionsEntry } from './positions-wire';
 
 /** Anything that answers `getLedgerEntries` with an array of keys (our LedgerRpc, or `ledgerEntriesOf(server)`). */
 export interface LedgerEntriesSource {
   getLedgerEntries(keys: xdr.LedgerKey[]): Promise<rpc.Api.GetLedgerEntriesResponse>;
+  /** The same call with base64 keys, answered undecoded (`LedgerRpc` has it): positions are read through it. */
+  getLedgerEntriesRaw?(keys: readonly string[]): Promise<rpc.Api.RawGetLedgerEntriesResponse>;
 }
 
 export interface SimulationSource {
@@ -118,6 +112,7 @@ const SIMULATION_SOURCE = 'GANXGJV2RNOFMOSQ2DTI3RKDBAVERXUVFC27KW3RLVQCLB3RYNO3A
 /** Reads Blend v2 pools straight from ledger entries, in as few RPC round trips as the data allows. */
 export class BlendPoolReader {
   private readonly now: () => bigint;
+  private readonly positionsKeys = new PositionsKeyEncoder();
 
   constructor(private readonly options: BlendPoolReaderOptions) {
     this.now = options.now ?? (() => BigInt(Math.floor(Date.now() / 1000)));
@@ -228,26 +223,38 @@ export class BlendPoolReader {
 
   /**
    * Positions of many (pool, user) pairs at once: one `getLedgerEntries` per 200 keys (the RPC's limit; our
-   * `LedgerRpc` splits and sends the chunks together), with the ledger the answer reflects. Absent = empty.
+   * `LedgerRpc` splits and sends the chunks together), with the ledger the answer reflects. Absent = empty. Keys are
+   * encoded and entries decoded without the SDK's XDR classes (`positions-wire.ts`); an answer is matched to its pair
+   * by the key it names.
    */
   async loadPositionsAcross(pairs: readonly PoolUser[]): Promise<PositionsRead> {
     const positions = new Map<string, Map<string, Positions>>();
+    const asked = new Map<string, { pool: string; user: string; bytes: Buffer }>();
     for (const { pool, user } of pairs) {
       let byUser = positions.get(pool);
       if (!byUser) positions.set(pool, (byUser = new Map()));
       byUser.set(user, emptyPositions());
+      const key = this.positionsKeys.encode(pool, user);
+      asked.set(key.base64, { pool, user, bytes: key.bytes });
     }
     if (pairs.length === 0) return { positions, latestLedger: 0 };
-    const response = await this.options.ledger.getLedgerEntries(
-      pairs.map(({ pool, user }) => contractDataKey(pool, positionsKey(user))),
-    );
-    for (const entry of response.entries) {
-      const data = entry.val.contractData();
-      const pool = Address.fromScAddress(data.contract()).toString();
-      const user = readAddress(readVec(data.key(), 'Positions key')[1] ?? xdr.ScVal.scvVoid(), 'Positions user');
-      positions.get(pool)?.set(user, decodePositions(data.val()));
+    const response = await this.rawLedgerEntries([...asked.keys()]);
+    for (const entry of response.entries ?? []) {
+      const pair = asked.get(entry.key) ?? asked.get(xdr.LedgerKey.fromXDR(entry.key, 'base64').toXDR('base64'));
+      if (pair) positions.get(pair.pool)?.set(pair.user, decodePositionsEntry(pair.bytes, entry.xdr));
     }
     return { positions, latestLedger: response.latestLedger };
+  }
+
+  /** Base64 keys in, base64 entries out: the source's own raw call, or its decoded one encoded back. */
+  private async rawLedgerEntries(keys: string[]): Promise<rpc.Api.RawGetLedgerEntriesResponse> {
+    const ledger = this.options.ledger;
+    if (ledger.getLedgerEntriesRaw) return ledger.getLedgerEntriesRaw(keys);
+    const response = await ledger.getLedgerEntries(keys.map((key) => xdr.LedgerKey.fromXDR(key, 'base64')));
+    return {
+      entries: response.entries.map((entry) => ({ key: entry.key.toXDR('base64'), xdr: entry.val.toXDR('base64') })),
+      latestLedger: response.latestLedger,
+    };
   }
 
   /**

@@ -121,4 +121,24 @@ describe('fixedToNumber', () => {
   ])('%s with %s decimals is %s', (value, decimals, expected) => {
     expect(fixedToNumber(value, decimals)).toBe(expected);
   });
+
+  it('is the number its decimals parse to, on both sides of 2^53 and for every scale', () => {
+    const parsed = (value: bigint, decimals: number) => {
+      const magnitude = value < 0n ? -value : value;
+      const scale = 10n ** BigInt(decimals);
+      const text = `${magnitude / scale}${decimals > 0 ? `.${(magnitude % scale).toString().padStart(decimals, '0')}` : ''}`;
+      return value < 0n ? -Number(text) : Number(text);
+    };
+    let seed = 12_345n;
+    for (let i = 0; i < 5000; i += 1) {
+      seed = (seed * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) % 2n ** 64n;
+      const value = (seed % 2n ** BigInt(40 + (i % 30))) * (i % 7 === 0 ? -1n : 1n);
+      const decimals = i % 25;
+      expect(fixedToNumber(value, decimals)).toBe(parsed(value, decimals));
+    }
+    for (const value of [2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 10n ** 22n, 10n ** 22n + 1n]) {
+      expect(fixedToNumber(value, 7)).toBe(parsed(value, 7));
+      expect(fixedToNumber(value, 22)).toBe(parsed(value, 22));
+    }
+  });
 });

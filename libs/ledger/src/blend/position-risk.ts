@@ -44,10 +44,22 @@ export interface PositionRisk {
   readonly recommendedAction: RecommendedAction;
 }
 
+/** The largest integer every smaller one of which a double holds exactly (2^53), and the powers of ten it holds. */
+const EXACT_INTEGER = BigInt(Number.MAX_SAFE_INTEGER) + 1n;
+const POWERS_OF_TEN = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+  1e21, 1e22,
+];
+
 /** A fixed-point integer as the nearest number: `fixedToNumber(10812345n, 7)` is 1.0812345. */
 export function fixedToNumber(value: bigint, decimals: number): number {
   const negative = value < 0n;
   const magnitude = negative ? -value : value;
+  // Both exact doubles: IEEE division rounds the exact quotient to the nearest, as parsing its decimals does.
+  if (magnitude <= EXACT_INTEGER && decimals < POWERS_OF_TEN.length) {
+    const quotient = Number(magnitude) / POWERS_OF_TEN[decimals];
+    return negative ? -quotient : quotient;
+  }
   const scale = 10n ** BigInt(decimals);
   const whole = magnitude / scale;
   const fraction = (magnitude % scale).toString().padStart(decimals, '0');

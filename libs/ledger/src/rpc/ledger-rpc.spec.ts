@@ -251,6 +251,26 @@ describe('LedgerRpc', () => {
     expect(answer.latestLedger).toBe(101);
   });
 
+  it('sends raw keys 200 per request, answers them undecoded, and retries and classifies them like any call', async () => {
+    const [server, url] = await serve((request, n) => {
+      if (n === 1) return { status: 503 };
+      const keys = (request.params?.['keys'] ?? []) as string[];
+      if (keys.includes('bad')) return { error: { code: -32602, message: 'cannot unmarshal key value' } };
+      return { result: { entries: keys.map((key) => ({ key, xdr: `data:${key}` })), latestLedger: 100 + n } };
+    });
+    const rpc = fast({ rpcUrl: url });
+    const keys = Array.from({ length: 450 }, (_, i) => `key${i}`);
+    const answer = await rpc.getLedgerEntriesRaw(keys);
+    // One of the three chunks met the 503 and was sent again.
+    expect(server.requests).toHaveLength(4);
+    expect(server.requests.map((r) => (r.params?.['keys'] as string[]).length).sort()).toEqual([200, 200, 200, 50]);
+    expect(answer.entries?.map((entry) => entry.xdr).sort()).toEqual(keys.map((key) => `data:${key}`).sort());
+    expect(answer.latestLedger).toBeGreaterThanOrEqual(102);
+    expect((await rpc.getLedgerEntriesRaw(['key1'])).entries).toEqual([{ key: 'key1', xdr: 'data:key1' }]);
+    const error = await rejection(rpc.getLedgerEntriesRaw(['bad']));
+    expect(error).toMatchObject({ kind: 'rejected', rpcCode: -32602, attempts: 1 });
+  });
+
   it('records each attempt in the histogram by method, endpoint origin and outcome', async () => {
     const [, url] = await serve((_, n) => (n === 1 ? { status: 429 } : LATEST), '/rpc/api-key-123');
     const registry = new Registry();

@@ -122,6 +122,29 @@ export class LedgerRpc {
     };
   }
 
+  /**
+   * `getLedgerEntries` of base64 `LedgerKey`s, answered as the RPC sent it (base64 entries, not decoded): for callers
+   * that read many entries and decode only what they need. Chunks and merges as `getLedgerEntries` does.
+   */
+  async getLedgerEntriesRaw(keys: readonly string[]): Promise<rpc.Api.RawGetLedgerEntriesResponse> {
+    const chunks = [keys.slice(0, LEDGER_ENTRIES_PER_REQUEST)];
+    for (let i = LEDGER_ENTRIES_PER_REQUEST; i < keys.length; i += LEDGER_ENTRIES_PER_REQUEST) {
+      chunks.push(keys.slice(i, i + LEDGER_ENTRIES_PER_REQUEST));
+    }
+    const answers = await Promise.all(
+      chunks.map((chunk) =>
+        this.call('getLedgerEntries', (server) =>
+          postJsonRpc<rpc.Api.RawGetLedgerEntriesResponse>(server, 'getLedgerEntries', { keys: chunk }),
+        ),
+      ),
+    );
+    if (answers.length === 1) return answers[0];
+    return {
+      entries: answers.flatMap((answer) => answer.entries ?? []),
+      latestLedger: Math.min(...answers.map((answer) => answer.latestLedger)),
+    };
+  }
+
   /** The account with its current sequence; the SDK throws "Account not found" (not retried) when it does not exist. */
   getAccount(address: string): Promise<Account> {
     return this.call('getAccount', (server) => server.getAccount(address));
@@ -200,10 +223,7 @@ export class LedgerRpc {
       const started = performance.now();
       let failure: AttemptFailure | undefined;
       try {
-        const answer = await withDeadline(
-          (signal) => withSignal(signal, () => send(endpoint.server)),
-          this.timeoutMs,
-        );
+        const answer = await withDeadline((signal) => withSignal(signal, () => send(endpoint.server)), this.timeoutMs);
         failure = policy.retryAnswer?.(answer);
         if (!failure) {
           this.pool.recovered(endpoint);
@@ -265,6 +285,21 @@ export class LedgerRpc {
   ): void {
     this.metrics?.observe(method, endpoint.origin, outcome, (performance.now() - started) / 1000);
   }
+}
+
+/**
+ * One JSON-RPC call through the endpoint's own HTTP client (its interceptors, so the attempt's deadline applies), as
+ * the SDK's methods post theirs: the `error` member is thrown as it came, the `result` returned as it came.
+ */
+async function postJsonRpc<T>(server: rpc.Server, method: string, params: unknown): Promise<T> {
+  const response = await server.httpClient.post<{ result?: T; error?: unknown }>(server.serverURL.toString(), {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params,
+  });
+  if (Object.hasOwn(response.data, 'error')) throw response.data.error;
+  return response.data.result as T;
 }
 
 /** The latest ledger an answer reports (`getLatestLedger`'s `sequence`, or the `latestLedger` most answers carry). */

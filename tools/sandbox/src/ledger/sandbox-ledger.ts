@@ -26,7 +26,7 @@ import {
   storedEntry,
   type AccountState,
 } from './state/entries';
-import { LedgerState, StateOverlay, entryKeyOf, type StoredEntry } from './state/ledger-state';
+import { type EntryKey, LedgerState, StateOverlay, entryKeyOf, type StoredEntry } from './state/ledger-state';
 
 export interface SandboxLedgerOptions {
   /** Network passphrase; the sandbox answers as testnet. */
@@ -257,8 +257,9 @@ export class SandboxLedger extends EventEmitter<{ close: [ClosedLedger] }> {
     return execution.returnValue ?? xdr.ScVal.scvVoid();
   }
 
-  entry(key: xdr.LedgerKey): StoredEntry | undefined {
-    const stored = this.state.get(entryKeyOf(key));
+  /** A live entry by its key, or by the key's base64 XDR (what `getLedgerEntries` receives: no decoding). */
+  entry(key: xdr.LedgerKey | EntryKey): StoredEntry | undefined {
+    const stored = this.state.get(typeof key === 'string' ? key : entryKeyOf(key));
     if (stored?.liveUntil !== undefined && stored.liveUntil < this.latest.sequence) return undefined;
     return stored;
   }

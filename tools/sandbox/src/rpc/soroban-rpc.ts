@@ -29,6 +29,8 @@ type Params = Record<string, unknown>;
  */
 export class SorobanRpc {
   private readonly events: LedgerEvents;
+  /** Entries as served, encoded once: a real RPC keeps them as XDR and does not encode them per request. */
+  private readonly encoded = new EncodedEntries();
 
   constructor(
     private readonly ledger: SandboxLedger,
@@ -101,13 +103,16 @@ export class SorobanRpc {
       throw new RpcError(-32602, `key count (${keys.length}) exceeds maximum supported (${MAX_LEDGER_ENTRY_KEYS})`);
     }
     const entries = (keys as string[]).flatMap((key) => {
-      const ledgerKey = decode(() => xdr.LedgerKey.fromXDR(key, 'base64'), 'cannot unmarshal key value');
-      const stored = this.ledger.entry(ledgerKey);
+      // Entries are filed under their key's canonical base64: a key found as sent needs no decoding. Any other is
+      // decoded (refused when it is no key) and looked up canonically.
+      const stored =
+        this.ledger.entry(key) ??
+        this.ledger.entry(decode(() => xdr.LedgerKey.fromXDR(key, 'base64'), 'cannot unmarshal key value'));
       if (!stored) return [];
       return [
         {
           key,
-          xdr: stored.data.toXDR('base64'),
+          xdr: this.encoded.of(stored.data),
           lastModifiedLedgerSeq: stored.lastModified,
           ...(stored.liveUntil !== undefined && { liveUntilLedgerSeq: stored.liveUntil }),
         },
@@ -192,6 +197,23 @@ export class SorobanRpc {
       ...(record.diagnosticEventsXdr.length > 0 && { diagnosticEventsXdr: record.diagnosticEventsXdr }),
       events: { contractEventsXdr: [record.contractEventsXdr], transactionEventsXdr: [] },
     };
+  }
+}
+
+/**
+ * Base64 XDR of ledger entry data, encoded once per entry: the ledger replaces an entry's data on every change (it
+ * never edits one in place), so an entry's encoding stays true for as long as the entry lives.
+ */
+class EncodedEntries {
+  private readonly cache = new WeakMap<xdr.LedgerEntryData, string>();
+
+  of(data: xdr.LedgerEntryData): string {
+    let encoded = this.cache.get(data);
+    if (encoded === undefined) {
+      encoded = data.toXDR('base64');
+      this.cache.set(data, encoded);
+    }
+    return encoded;
   }
 }
 
