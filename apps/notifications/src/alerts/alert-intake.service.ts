@@ -10,6 +10,7 @@ import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../de
 import { DeliveryQueue } from '../delivery/delivery-queue';
 import type { IntakeOptions, IntakeResult } from './alert';
 import { AlertCooldown } from './cooldown';
+import { type AlertIntakeRecord, HistoryRecorder } from '../history/history-recorder';
 
 /**
  * Every alert enters here, whatever its source: it picks the wallet's enabled channels that want this level,
@@ -26,28 +27,35 @@ export class AlertIntake {
     private readonly cooldown: AlertCooldown,
     private readonly lanes: DestinationLanes,
     private readonly config: NotificationsSettings,
+    private readonly history: HistoryRecorder,
   ) {}
 
   async submit(alert: RiskAlert, options: IntakeOptions): Promise<IntakeResult> {
+    const taken = await this.take(alert, options);
+    await this.history.recordAlerts([{ alert, source: options.source, ...taken }]);
+    return result(
+      alert.alertId,
+      taken.queued.map((c) => c.channel),
+      new Set(taken.suppressed.map((c) => c.channel)),
+    );
+  }
+
+  /** The configurations an alert is queued to, and those that hold it back (level below their minimum, cooldown). */
+  private async take(alert: RiskAlert, options: IntakeOptions): Promise<Omit<AlertIntakeRecord, 'alert' | 'source'>> {
     const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;
     const enabled = (await this.configs.enabledFor(alert.address)).filter((c) => !wanted || wanted.has(c.channel));
     const eligible = enabled.filter((c) => isAtLeast(alert.riskLevel, options.minRiskLevel ?? c.minRiskLevel));
-    const suppressed = new Set<Channel>(enabled.filter((c) => !eligible.includes(c)).map((c) => c.channel));
-    if (eligible.length === 0) return result(alert.alertId, [], suppressed);
+    const below = enabled.filter((c) => !eligible.includes(c));
+    if (eligible.length === 0) return { queued: [], suppressed: below };
 
     const force = options.bypassCooldown === true || options.source === 'test';
     const { address, poolAddress, riskLevel, alertId, triggers } = alert;
     if (!(await this.cooldown.pass(address, poolAddress, riskLevel, force, alertId, triggers))) {
-      for (const c of eligible) suppressed.add(c.channel);
-      return result(alert.alertId, [], suppressed);
+      return { queued: [], suppressed: enabled };
     }
     const queued = await this.queue(alert.alertId, eligible, { alert, source: options.source });
     this.logger.debug(`alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${queued} channel(s)`);
-    return result(
-      alert.alertId,
-      eligible.map((c) => c.channel),
-      suppressed,
-    );
+    return { queued: eligible, suppressed: below };
   }
 
   /** Queues one alert to one configuration, whatever its level and the cooldown (the test message). */

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import {
+  type AccountEventRequest,
+  type AlertOutcome,
+  HISTORY_ACTION_TYPES,
+  type HistoryActionType,
+  type RiskAlert,
+} from '@rp/contracts';
+import type { AlertSource } from '../alerts/alert';
+import type { ChannelConfigRecord } from '../channel-configs/notification-config';
+import type { DeliveryJobData } from '../delivery/delivery-job';
+import { ALERT_HISTORY_RETENTION_MS, type AlertRecord, type OutcomeRecord } from './alert-history-records';
+import { AlertHistoryRepository } from './alert-history.repository';
+import { HealthHistoryRepository } from './health-history.repository';
+import { type PositionReading, ROUND_TIER, levelRank, roundPoint } from './health-tiers';
+
+/** What the intake did with one alert: the channel configurations it queued it to and those it held back. */
+export interface AlertIntakeRecord {
+  alert: RiskAlert;
+  source: AlertSource;
+  queued: readonly ChannelConfigRecord[];
+  suppressed: readonly ChannelConfigRecord[];
+}
+
+/** Deliveries' outcomes wait at most this long, or until this many, to be written together. */
+const OUTCOME_FLUSH_MS = 100;
+const OUTCOME_FLUSH_COUNT = 500;
+
+const later = (at: Date) => new Date(at.getTime() + ALERT_HISTORY_RETENTION_MS);
+
+/**
+ * Writes the history (ADR 024), in batches: the intake's alerts with their outcomes (one call per batch of alerts),
+ * the deliveries' outcomes (gathered for up to 100 ms), a monitor batch's readings (one write per batch job), the
+ * agent's closes. History is a record, never a gate: a failed write is logged and the alert goes on.
+ */
+@Injectable()
+export class HistoryRecorder implements OnModuleDestroy {
+  private readonly logger = new Logger(HistoryRecorder.name);
+  private pending: OutcomeRecord[] = [];
+  private flushTimer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly alerts: AlertHistoryRepository,
+    private readonly health: HealthHistoryRepository,
+  ) {}
+
+  /**
+   * The intake's alerts. A monitor alert that every channel held back (the same condition seen again next round,
+   * inside the cooldown) is not recorded: the health series has it. Any other alert is, with each channel's outcome.
+   */
+  async recordAlerts(entries: readonly AlertIntakeRecord[], now = new Date()): Promise<void> {
+    const kept = entries.filter((entry) => entry.source !== 'monitor' || entry.queued.length > 0);
+    if (kept.length === 0) return;
+    const alerts = kept.map(({ alert, source }): AlertRecord => {
+      const evaluatedAt = new Date(alert.evaluatedAt);
+      return {
+        id: alert.alertId,
+        walletAddress: alert.address,
+        poolAddress: alert.poolAddress,
+        riskLevel: alert.riskLevel,
+        levelRank: levelRank(alert.riskLevel),
+        triggers: [...alert.triggers],
+        healthFactor: alert.healthFactor,
+        evaluatedAt,
+        source,
+        expiresAt: later(evaluatedAt),
+      };
+    });
+    const outcomes = kept.flatMap(({ alert, queued, suppressed }) => [
+      ...queued.map((config) => outcomeOf(alert, config.id, config.channel, 'queued', now)),
+      ...suppressed.map((config) => outcomeOf(alert, config.id, config.channel, 'suppressed', now)),
+    ]);
+    await this.safely('alerts', () => Promise.all([this.alerts.addAlerts(alerts), this.alerts.addOutcomes(outcomes)]));
+  }
+
+  /** A delivery's end: `delivered`, or `failed` with the dead letter's reason. Events' deliveries are not alerts. */
+  recordDelivery(job: DeliveryJobData, outcome: 'delivered' | 'failed', error?: string): void {
+    if (!job.alert) return;
+    this.pending.push(outcomeOf(job.alert, job.configId, job.channel, outcome, new Date(), error));
+    if (this.pending.length >= OUTCOME_FLUSH_COUNT) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), OUTCOME_FLUSH_MS);
+  }
+
+  /** One monitor batch job's readings of one round: one write. */
+  async recordReadings(round: number, evaluatedAt: Date, readings: readonly PositionReading[]): Promise<void> {
+    const points = readings.map((reading) => roundPoint(reading, round, evaluatedAt));
+    await this.safely('readings', () => this.health.add(ROUND_TIER, points));
+  }
+
+  /** An agent's event, when it is a close: the history's actions (the account's own). */
+  async recordAction(accountId: string, event: AccountEventRequest): Promise<void> {
+    if (!(HISTORY_ACTION_TYPES as readonly string[]).includes(event.type)) return;
+    const occurredAt = new Date(event.occurredAt);
+    await this.safely('actions', () =>
+      this.alerts.addAction({
+        id: `${createHash('sha256').update(accountId).digest('hex').slice(0, 24)}:${event.eventId}`,
+        accountId,
+        eventId: event.eventId,
+        type: event.type as HistoryActionType,
+        walletAddress: event.walletAddress,
+        poolAddress: event.poolAddress,
+        healthFactorBefore: event.healthFactorBefore,
+        healthFactorAfter: event.healthFactorAfter,
+        txHash: event.txHash,
+        occurredAt,
+        expiresAt: later(occurredAt),
+      }),
+    );
+  }
+
+  /** Writes the deliveries' outcomes gathered so far. */
+  flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.flushing.then(() =>
+      batch.length > 0 ? this.safely('outcomes', () => this.alerts.addOutcomes(batch)) : undefined,
+    );
+    return this.flushing;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.flush();
+  }
+
+  private async safely(what: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      this.logger.warn(`history: ${what} not recorded: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+function outcomeOf(
+  alert: RiskAlert,
+  configId: string,
+  channel: OutcomeRecord['channel'],
+  outcome: AlertOutcome,
+  at: Date,
+  error?: string,
+): OutcomeRecord {
+  const evaluatedAt = new Date(alert.evaluatedAt);
+  return {
+    id: `${alert.alertId}:${configId}:${outcome}`,
+    alertId: alert.alertId,
+    configId,
+    walletAddress: alert.address,
+    channel,
+    outcome,
+    at,
+    ...(error !== undefined && { error }),
+    evaluatedAt,
+    expiresAt: later(evaluatedAt),
+  };
+}
