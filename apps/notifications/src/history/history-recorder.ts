@@ -13,6 +13,7 @@ import type { DeliveryJobData } from '../delivery/delivery-job';
 import { ALERT_HISTORY_RETENTION_MS, type AlertRecord, type OutcomeRecord } from './alert-history-records';
 import { AlertHistoryRepository } from './alert-history.repository';
 import { HealthHistoryRepository } from './health-history.repository';
+import { type HistoryRecordKind, HistoryMetrics } from './history-metrics';
 import { type PositionReading, ROUND_TIER, levelRank, roundPoint } from './health-tiers';
 
 /** What the intake did with one alert: the channel configurations it queued it to and those it held back. */
@@ -44,6 +45,7 @@ export class HistoryRecorder implements OnModuleDestroy {
   constructor(
     private readonly alerts: AlertHistoryRepository,
     private readonly health: HealthHistoryRepository,
+    private readonly metrics: HistoryMetrics,
   ) {}
 
   /**
@@ -72,7 +74,9 @@ export class HistoryRecorder implements OnModuleDestroy {
       ...queued.map((config) => outcomeOf(alert, config.id, config.channel, 'queued', now)),
       ...suppressed.map((config) => outcomeOf(alert, config.id, config.channel, 'suppressed', now)),
     ]);
-    await this.safely('alerts', () => Promise.all([this.alerts.addAlerts(alerts), this.alerts.addOutcomes(outcomes)]));
+    await this.safely('alerts', alerts.length, () =>
+      Promise.all([this.alerts.addAlerts(alerts), this.alerts.addOutcomes(outcomes)]),
+    );
   }
 
   /** A delivery's end: `delivered`, or `failed` with the dead letter's reason. Events' deliveries are not alerts. */
@@ -86,14 +90,14 @@ export class HistoryRecorder implements OnModuleDestroy {
   /** One monitor batch job's readings of one round: one write. */
   async recordReadings(round: number, evaluatedAt: Date, readings: readonly PositionReading[]): Promise<void> {
     const points = readings.map((reading) => roundPoint(reading, round, evaluatedAt));
-    await this.safely('readings', () => this.health.add(ROUND_TIER, points));
+    await this.safely('readings', points.length, () => this.health.add(ROUND_TIER, points));
   }
 
   /** An agent's event, when it is a close: the history's actions (the account's own). */
   async recordAction(accountId: string, event: AccountEventRequest): Promise<void> {
     if (!(HISTORY_ACTION_TYPES as readonly string[]).includes(event.type)) return;
     const occurredAt = new Date(event.occurredAt);
-    await this.safely('actions', () =>
+    await this.safely('actions', 1, () =>
       this.alerts.addAction({
         id: `${createHash('sha256').update(accountId).digest('hex').slice(0, 24)}:${event.eventId}`,
         accountId,
@@ -117,7 +121,7 @@ export class HistoryRecorder implements OnModuleDestroy {
     const batch = this.pending;
     this.pending = [];
     this.flushing = this.flushing.then(() =>
-      batch.length > 0 ? this.safely('outcomes', () => this.alerts.addOutcomes(batch)) : undefined,
+      batch.length > 0 ? this.safely('outcomes', batch.length, () => this.alerts.addOutcomes(batch)) : undefined,
     );
     return this.flushing;
   }
@@ -126,10 +130,14 @@ export class HistoryRecorder implements OnModuleDestroy {
     await this.flush();
   }
 
-  private async safely(what: string, write: () => Promise<unknown>): Promise<void> {
+  private async safely(what: HistoryRecordKind, count: number, write: () => Promise<unknown>): Promise<void> {
+    const end = this.metrics.writes.startTimer({ record: what });
     try {
       await write();
+      end({ outcome: 'ok' });
+      this.metrics.records.inc({ record: what }, count);
     } catch (error) {
+      end({ outcome: 'failed' });
       this.logger.warn(`history: ${what} not recorded: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

@@ -8,12 +8,13 @@ import { HealthHistoryController } from './health-history.controller';
 import { HealthHistoryRepository } from './health-history.repository';
 import { HealthRollups } from './health-rollups';
 import { HistoryJanitor } from './history-janitor';
+import { HistoryMetrics } from './history-metrics';
 import { HistoryReader } from './history-reader';
 import { HistoryRecorder } from './history-recorder';
 
 /** The history's storage and its writer: the intake, the delivery and the monitor's batches record through it. */
 @Module({
-  providers: [AlertHistoryRepository, HealthHistoryRepository, HistoryRecorder],
+  providers: [AlertHistoryRepository, HealthHistoryRepository, HistoryMetrics, HistoryRecorder],
   exports: [AlertHistoryRepository, HealthHistoryRepository, HistoryRecorder],
 })
 export class HistoryModule {}

@@ -1,0 +1,75 @@
+/**
+ * The monitor records the health series: a round of 1200 watched wallets in batch jobs of 500 writes each
+ * position's reading (health factor, level, triggers) with one write per batch job, against the sandbox's pool and
+ * real BullMQ workers, and the points read back are the ones the round evaluated.
+ */
+import { UNIT } from '@rp/sandbox';
+import { Registry } from 'prom-client';
+import { type MonitorHarness, startMonitorHarness } from '../../test/monitor.int-support';
+import { HealthHistoryRepository } from './health-history.repository';
+import { ROUND_TIER } from './health-tiers';
+
+const WALLETS = 1200;
+
+describe('the monitor records the health series', () => {
+  let h: MonitorHarness;
+  let wallets: string[];
+  let risky: string;
+
+  beforeAll(async () => {
+    h = await startMonitorHarness({ RMS_MONITOR_BATCH_SIZE: '500' });
+    wallets = h.seedHealthy(WALLETS - 1);
+    risky = h.sandbox.control.setup.newAddresses(1)[0];
+    // 1000 XLM collateral against 200 USDC: a lower health factor than the others'.
+    h.sandbox.control.setup.openPosition(h.scenario.pool, {
+      user: risky,
+      supplyCollateral: [{ asset: h.scenario.xlm, amount: 1000n * UNIT }],
+      borrow: [{ asset: h.scenario.usdc, amount: 200n * UNIT }],
+    });
+    wallets.push(risky);
+    await h.watch(wallets);
+    h.sandbox.ledger.closeLedger();
+  }, 120_000);
+  afterAll(() => h?.close());
+
+  /** Writes of readings so far (the histogram's count) and the readings they held. */
+  async function readingWrites(): Promise<{ writes: number; readings: number }> {
+    const registry = h.app.get(Registry, { strict: false });
+    const writes = (await registry.getSingleMetric('notifications_history_write_seconds')?.get())?.values.find(
+      (v) =>
+        (v as { metricName?: string }).metricName === 'notifications_history_write_seconds_count' &&
+        v.labels['record'] === 'readings',
+    );
+    const readings = (await registry.getSingleMetric('notifications_history_records_total')?.get())?.values.find(
+      (v) => v.labels['record'] === 'readings',
+    );
+    return { writes: writes?.value ?? 0, readings: readings?.value ?? 0 };
+  }
+
+  it('writes every watched position of a round, one write per batch job', async () => {
+    const scheduler = h.scheduler();
+    const before = await readingWrites();
+    const started = new Date();
+    h.sandbox.ledger.closeLedger();
+    const report = await scheduler.tick();
+    expect(report).toMatchObject({ wallets: WALLETS, batches: 3, outcome: 'completed' });
+
+    const after = await readingWrites();
+    expect(after.writes - before.writes).toBe(3);
+    expect(after.readings - before.readings).toBe(WALLETS);
+
+    const health = h.app.get(HealthHistoryRepository, { strict: false });
+    const [point] = await health.between(ROUND_TIER, risky, h.scenario.pool, started, new Date(Date.now() + 1000));
+    const [healthy] = await health.between(ROUND_TIER, wallets[0], undefined, started, new Date(Date.now() + 1000));
+    expect(point).toMatchObject({ walletAddress: risky, poolAddress: h.scenario.pool, riskLevel: expect.any(String) });
+    expect(point.healthFactor).toBeGreaterThan(0);
+    expect(healthy.healthFactor).toBeGreaterThan(point.healthFactor as number);
+    expect(Array.isArray(point.triggers)).toBe(true);
+
+    // The next round adds its own points.
+    h.sandbox.ledger.closeLedger();
+    await scheduler.tick();
+    const points = await health.between(ROUND_TIER, risky, undefined, started, new Date(Date.now() + 1000));
+    expect(points).toHaveLength(2);
+  });
+});
