@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IsISO8601, ValidateBy, ValidateIf } from 'class-validator';
+import { IsISO8601, Matches, ValidateIf } from 'class-validator';
 import type { Channel } from '../notifications/channel';
 import type { AccountEventType } from '../notifications/account-event';
 import { IsContractAddress, IsLedgerAccountAddress, IsRiskLevel } from '../validation/ledger-validators';
@@ -21,16 +21,8 @@ function MayBeOmitted(): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined);
 }
 
-/** A whole number written in decimal, from 1 to `max` (query strings carry text). */
-function IsCountText(max: number): PropertyDecorator {
-  return ValidateBy({
-    name: 'isCountText',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && /^[1-9]\d{0,6}$/.test(value) && Number(value) <= max,
-      defaultMessage: (args) => `${args?.property ?? 'value'} must be a whole number from 1 to ${max}`,
-    },
-  });
-}
+/** 1 to `ALERT_HISTORY_MAX_LIMIT` (500) in decimal: query strings carry text. */
+const LIMIT_TEXT = /^(?:[1-9]\d?|[1-4]\d\d|500)$/;
 
 const iso = (field: string) => ({ message: `${field} must be an ISO 8601 timestamp` });
 
@@ -50,7 +42,7 @@ export class AlertHistoryQuery {
   since?: string;
 
   @MayBeOmitted()
-  @IsCountText(ALERT_HISTORY_MAX_LIMIT)
+  @Matches(LIMIT_TEXT, { message: `limit must be a whole number from 1 to ${ALERT_HISTORY_MAX_LIMIT}` })
   limit?: string;
 }
 
