@@ -1,4 +1,4 @@
-import type { AlertOutcome, Channel, HistoryActionType, RiskLevel } from '@rp/contracts';
+import type { AlertOutcome, Channel, HistoryAction, RiskLevel } from '@rp/contracts';
 import type { CollectionDefinition } from '@rp/persistence';
 
 /** Alerts, their outcomes and the agent's closes are kept a year (ADR 024). */
@@ -41,18 +41,11 @@ export interface OutcomeRecord {
   expiresAt: Date;
 }
 
-/** A close the agent reported under an account's key. */
-export interface ActionRecord {
+/** A close the agent reported under an account's key: the answer's fields, and whose it is. */
+export interface ActionRecord extends Omit<HistoryAction, 'occurredAt'> {
   /** `<account digest>:<eventId>`. */
   id: string;
   accountId: string;
-  eventId: string;
-  type: HistoryActionType;
-  walletAddress: string;
-  poolAddress?: string;
-  healthFactorBefore?: number | null;
-  healthFactorAfter?: number | null;
-  txHash?: string;
   occurredAt: Date;
   expiresAt: Date;
 }

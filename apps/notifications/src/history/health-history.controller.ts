@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   type CallerIdentity,
   ErrorCode,
@@ -7,21 +7,14 @@ import {
   type HealthHistoryResponse,
   RiskWalletParams,
 } from '@rp/contracts';
-import { ApiError, ApiErrorResponse, ApiKeyAuth, Caller } from '@rp/platform';
+import { ApiError, ApiErrorResponse, Caller } from '@rp/platform';
+import { RiskWalletRoutes } from '../openapi/wallet-routes';
 import { accountOf } from '../channel-configs/configuration-view';
 import { DEFAULT_RANGE_MS, MAX_RANGE_MS, tierFor } from './health-tiers';
 import { HistoryReader } from './history-reader';
 import { HEALTH_HISTORY_SCHEMA } from './history-schemas';
 
-@ApiTags('risk')
-@ApiKeyAuth()
-@ApiErrorResponse(400, 'VALIDATION_FAILED: one details[] entry per bad value')
-@ApiErrorResponse(401, 'No API key')
-@ApiParam({
-  name: 'walletAddress',
-  description: 'The wallet, a ledger G-address',
-  schema: { type: 'string', pattern: '^G[A-Z2-7]{55}$' },
-})
+@RiskWalletRoutes()
 @Controller('api/v1/rms/history')
 export class HealthHistoryController {
   constructor(private readonly history: HistoryReader) {}
@@ -51,7 +44,9 @@ export class HealthHistoryController {
     const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_MS) : new Date(query.from);
     if (from >= to) throw badRange('from', 'must be before to');
     if (to.getTime() - from.getTime() > MAX_RANGE_MS) throw badRange('from', 'must be at most 366 days before to');
-    const answer = await this.history.healthHistory(accountOf(caller), params.walletAddress, query.poolAddress, {
+    const answer = await this.history.healthHistory(accountOf(caller), {
+      walletAddress: params.walletAddress,
+      poolAddress: query.poolAddress,
       from,
       to,
       tier: tierFor(from, to, now),

@@ -65,7 +65,12 @@ describe.each(databases)('health history on $name', ({ url, drop }) => {
     triggers,
   });
   const series = async (from: Date, to: Date) => {
-    const answer = await reader.healthHistory(ACCOUNT, WALLET, undefined, { from, to, tier: tierFor(from, to, clock) });
+    const answer = await reader.healthHistory(ACCOUNT, {
+      walletAddress: WALLET,
+      from,
+      to,
+      tier: tierFor(from, to, clock),
+    });
     return {
       resolution: answer?.resolution,
       pools: Object.fromEntries(
@@ -118,13 +123,15 @@ describe.each(databases)('health history on $name', ({ url, drop }) => {
 
     // A day later the first round has gone; two days later every round has.
     clock = t('21T10:00:06');
-    expect((await health.between(ROUND_TIER, WALLET, P1, t('20T00:00:00'), clock)).map((p) => p.healthFactor)).toEqual([
-      1.5, 1.3, 1.2,
-    ]);
+    expect(
+      (
+        await health.between(ROUND_TIER, { walletAddress: WALLET, poolAddress: P1, from: t('20T00:00:00'), to: clock })
+      ).map((p) => p.healthFactor),
+    ).toEqual([1.5, 1.3, 1.2]);
     // The janitor runs every minute: the last round's hour is rolled up before its rounds expire, and the closed day.
     expect(await rollups.rollUp(clock)).toEqual({ hour: 1, day: 2 });
     clock = t('22T00:01:01');
-    expect(await health.between(ROUND_TIER, WALLET, undefined, t('20T00:00:00'), clock)).toEqual([]);
+    expect(await health.between(ROUND_TIER, { walletAddress: WALLET, from: t('20T00:00:00'), to: clock })).toEqual([]);
     expect(await rollups.rollUp(clock)).toEqual({ hour: 0, day: 0 });
     expect(await series(t('19T12:00:00'), t('20T12:00:00'))).toMatchObject({
       resolution: 'hour',
@@ -133,7 +140,7 @@ describe.each(databases)('health history on $name', ({ url, drop }) => {
 
     // 30 days on the hours have gone; the day stays, for a year.
     clock = new Date(t('20T11:00:01').getTime() + 30 * 86_400_000);
-    expect(await health.between(HOUR_TIER, WALLET, undefined, t('01T00:00:00'), clock)).toEqual([]);
+    expect(await health.between(HOUR_TIER, { walletAddress: WALLET, from: t('01T00:00:00'), to: clock })).toEqual([]);
     const daily = await series(t('19T00:00:00'), clock);
     expect(daily).toEqual({
       resolution: 'day',
@@ -143,7 +150,7 @@ describe.each(databases)('health history on $name', ({ url, drop }) => {
       },
     });
     clock = new Date(t('20T00:00:01').getTime() + 365 * 86_400_000);
-    expect(await health.between(DAY_TIER, WALLET, undefined, t('01T00:00:00'), clock)).toEqual([]);
+    expect(await health.between(DAY_TIER, { walletAddress: WALLET, from: t('01T00:00:00'), to: clock })).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type Collection, DocumentStore, type Filter } from '@rp/persistence';
-import { type HealthPointRecord, type HealthTier, MAX_SERIES_POINTS } from './health-tiers';
+import { type HealthPointRecord, type HealthTier, MAX_SERIES_POINTS, type SeriesRange } from './health-tiers';
 
 /** How far a roll-up tier has been made: every bucket before `through` is stored. */
 interface RollupMark {
@@ -41,13 +41,7 @@ export class HealthHistoryRepository {
   }
 
   /** A wallet's points in [from, to), newest first, at most `MAX_READ`. */
-  async between(
-    tier: HealthTier,
-    walletAddress: string,
-    poolAddress: string | undefined,
-    from: Date,
-    to: Date,
-  ): Promise<HealthPointRecord[]> {
+  async between(tier: HealthTier, { walletAddress, poolAddress, from, to }: SeriesRange): Promise<HealthPointRecord[]> {
     const filter: Filter = { walletAddress, at: { $gte: from, $lt: to }, ...(poolAddress && { poolAddress }) };
     return (await this.tier(tier)).find(filter, { sort: { field: 'at', direction: 'desc' }, limit: MAX_READ });
   }

@@ -21,6 +21,14 @@ export interface HealthPointRecord {
   expiresAt: Date;
 }
 
+/** What a series is read for: a wallet (one pool, or all), in [from, to). */
+export interface SeriesRange {
+  walletAddress: string;
+  poolAddress?: string;
+  from: Date;
+  to: Date;
+}
+
 /** A position's reading of one round, as the monitor hands it over. */
 export interface PositionReading {
   walletAddress: string;

@@ -14,7 +14,14 @@ import { RiskConfigRepository } from '../risk-config/risk-config.repository';
 import { type ActionRecord, type AlertRecord, type OutcomeRecord, laterOutcome } from './alert-history-records';
 import { AlertHistoryRepository } from './alert-history.repository';
 import { HealthHistoryRepository } from './health-history.repository';
-import { HealthRollup, type HealthPointRecord, type HealthTier, MAX_SERIES_POINTS, levelRank } from './health-tiers';
+import {
+  HealthRollup,
+  type HealthPointRecord,
+  type HealthTier,
+  MAX_SERIES_POINTS,
+  type SeriesRange,
+  levelRank,
+} from './health-tiers';
 
 export interface AlertHistoryRequest {
   walletAddress?: string;
@@ -75,15 +82,13 @@ export class HistoryReader {
 
   async healthHistory(
     accountId: string,
-    walletAddress: string,
-    poolAddress: string | undefined,
-    range: { from: Date; to: Date; tier: HealthTier },
+    range: SeriesRange & { tier: HealthTier },
   ): Promise<Scoped<HealthHistoryResponse>> {
-    if (!(await this.walletsOf(accountId)).includes(walletAddress)) return undefined;
-    const points = await this.pointsOf(range.tier, walletAddress, poolAddress, range.from, range.to);
+    if (!(await this.walletsOf(accountId)).includes(range.walletAddress)) return undefined;
+    const points = await this.pointsOf(range.tier, range);
     return {
       success: true,
-      walletAddress,
+      walletAddress: range.walletAddress,
       resolution: range.tier.resolution,
       from: range.from.toISOString(),
       to: range.to.toISOString(),
@@ -95,19 +100,14 @@ export class HistoryReader {
    * The tier's stored points, and for the buckets it has not rolled up yet (the current hour or day, and any the
    * janitor has not reached), the same roll-up made now from the tier below.
    */
-  private async pointsOf(
-    tier: HealthTier,
-    walletAddress: string,
-    poolAddress: string | undefined,
-    from: Date,
-    to: Date,
-  ): Promise<HealthPointRecord[]> {
-    if (!tier.source) return this.health.between(tier, walletAddress, poolAddress, from, to);
+  private async pointsOf(tier: HealthTier, range: SeriesRange): Promise<HealthPointRecord[]> {
+    if (!tier.source) return this.health.between(tier, range);
+    const { from, to } = range;
     const through = (await this.health.rolledThrough(tier)) ?? from;
     const split = new Date(Math.min(Math.max(from.getTime(), through.getTime()), to.getTime()));
     const [stored, recent] = await Promise.all([
-      this.health.between(tier, walletAddress, poolAddress, from, split),
-      split < to ? this.pointsOf(tier.source, walletAddress, poolAddress, split, to) : [],
+      this.health.between(tier, { ...range, to: split }),
+      split < to ? this.pointsOf(tier.source, { ...range, from: split }) : [],
     ]);
     return [...new HealthRollup(tier).add(recent).result(), ...stored];
   }
@@ -159,17 +159,11 @@ function alertEntry(record: AlertRecord, outcomes: readonly OutcomeRecord[]): Al
   };
 }
 
+/** The answer's action (fields left undefined are left out of the JSON). */
 function actionEntry(record: ActionRecord): HistoryAction {
-  return {
-    eventId: record.eventId,
-    type: record.type,
-    walletAddress: record.walletAddress,
-    ...(record.poolAddress !== undefined && { poolAddress: record.poolAddress }),
-    ...(record.healthFactorBefore !== undefined && { healthFactorBefore: record.healthFactorBefore }),
-    ...(record.healthFactorAfter !== undefined && { healthFactorAfter: record.healthFactorAfter }),
-    ...(record.txHash !== undefined && { txHash: record.txHash }),
-    occurredAt: record.occurredAt.toISOString(),
-  };
+  const { eventId, type, walletAddress, poolAddress, healthFactorBefore, healthFactorAfter, txHash } = record;
+  const action = { eventId, type, walletAddress, poolAddress, healthFactorBefore, healthFactorAfter, txHash };
+  return { ...action, occurredAt: record.occurredAt.toISOString() };
 }
 
 /** One series per pool (by address), oldest point first, at most `MAX_SERIES_POINTS` (the newest). */

@@ -10,6 +10,7 @@ import { HealthHistoryRepository } from './health-history.repository';
 import { ROUND_TIER } from './health-tiers';
 
 const WALLETS = 1200;
+const later = () => new Date(Date.now() + 1000);
 
 describe('the monitor records the health series', () => {
   let h: MonitorHarness;
@@ -59,8 +60,13 @@ describe('the monitor records the health series', () => {
     expect(after.readings - before.readings).toBe(WALLETS);
 
     const health = h.app.get(HealthHistoryRepository, { strict: false });
-    const [point] = await health.between(ROUND_TIER, risky, h.scenario.pool, started, new Date(Date.now() + 1000));
-    const [healthy] = await health.between(ROUND_TIER, wallets[0], undefined, started, new Date(Date.now() + 1000));
+    const [point] = await health.between(ROUND_TIER, {
+      walletAddress: risky,
+      poolAddress: h.scenario.pool,
+      from: started,
+      to: later(),
+    });
+    const [healthy] = await health.between(ROUND_TIER, { walletAddress: wallets[0], from: started, to: later() });
     expect(point).toMatchObject({ walletAddress: risky, poolAddress: h.scenario.pool, riskLevel: expect.any(String) });
     expect(point.healthFactor).toBeGreaterThan(0);
     expect(healthy.healthFactor).toBeGreaterThan(point.healthFactor as number);
@@ -69,7 +75,7 @@ describe('the monitor records the health series', () => {
     // The next round adds its own points.
     h.sandbox.ledger.closeLedger();
     await scheduler.tick();
-    const points = await health.between(ROUND_TIER, risky, undefined, started, new Date(Date.now() + 1000));
+    const points = await health.between(ROUND_TIER, { walletAddress: risky, from: started, to: later() });
     expect(points).toHaveLength(2);
   });
 });
