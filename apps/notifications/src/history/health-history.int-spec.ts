@@ -91,6 +91,7 @@ describe.each(databases)('health history on $name', ({ url, drop }) => {
     // The same batch job again (a retry) adds nothing.
     await recorder.recordReadings(3, t('20T10:40:00'), [reading(P1, 0.5, 'critical')]);
     await recorder.recordReadings(4, t('20T11:10:00'), [reading(P1, 1.5, 'low')]);
+    await recorder.flush();
 
     // Every round, for a short recent range.
     clock = t('20T11:00:30');
@@ -169,7 +170,8 @@ describe('the health history route', () => {
     const body = { walletAddress: wallet, email: 'route@example.com', minRiskLevel: 'high' };
     expect((await h.call('POST', '/api/v1/rms/notifications/email', { caller, body })).status).toBe(201);
     const at = new Date(Date.now() - 60_000);
-    await h.app.get(HistoryRecorder).recordReadings(7, at, [
+    const recorder = h.app.get(HistoryRecorder);
+    await recorder.recordReadings(7, at, [
       {
         walletAddress: wallet,
         poolAddress: P1,
@@ -178,6 +180,7 @@ describe('the health history route', () => {
         triggers: ['low_health_factor'],
       },
     ]);
+    await recorder.flush();
 
     const answer = await h.call('GET', path(wallet), { caller });
     expect(answer.status).toBe(200);

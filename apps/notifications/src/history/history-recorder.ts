@@ -14,7 +14,8 @@ import { ALERT_HISTORY_RETENTION_MS, type AlertRecord, type OutcomeRecord } from
 import { AlertHistoryRepository } from './alert-history.repository';
 import { HealthHistoryRepository } from './health-history.repository';
 import { type HistoryRecordKind, HistoryMetrics } from './history-metrics';
-import { type PositionReading, ROUND_TIER, levelRank, roundPoint } from './health-tiers';
+import { type HealthPointRecord, type PositionReading, ROUND_TIER, levelRank, roundPoint } from './health-tiers';
+import { WriteBehind, type WriteBehindOptions } from './write-behind';
 
 /** What the intake did with one alert: the channel configurations it queued it to and those it held back. */
 export interface AlertIntakeRecord {
@@ -24,23 +25,32 @@ export interface AlertIntakeRecord {
   suppressed: readonly ChannelConfigRecord[];
 }
 
-/** Deliveries' outcomes wait at most this long, or until this many, to be written together. */
-const OUTCOME_FLUSH_MS = 100;
-const OUTCOME_FLUSH_COUNT = 500;
+/** Deliveries' outcomes are written together: a burst's, within 200 ms. */
+const OUTCOME_WRITES: WriteBehindOptions = { quietMs: 50, maxWaitMs: 200, maxItems: 500 };
+/**
+ * A process's batch jobs of one round are written together once the round's batches have gone quiet, so the write
+ * is not part of the round's time: at most one write per batch job, usually one per round and process.
+ */
+const READING_WRITES: WriteBehindOptions = { quietMs: 250, maxWaitMs: 2000, maxItems: 50_000 };
 
 const later = (at: Date) => new Date(at.getTime() + ALERT_HISTORY_RETENTION_MS);
 
 /**
  * Writes the history (ADR 024), in batches: the intake's alerts with their outcomes (one call per batch of alerts),
- * the deliveries' outcomes (gathered for up to 100 ms), a monitor batch's readings (one write per batch job), the
- * agent's closes. History is a record, never a gate: a failed write is logged and the alert goes on.
+ * the deliveries' outcomes (a burst's together), the monitor's readings (a round's batch jobs in this process
+ * together, behind the round), the agent's closes. History is a record, never a gate: a failed write is logged and the alert goes on.
  */
 @Injectable()
 export class HistoryRecorder implements OnModuleDestroy {
   private readonly logger = new Logger(HistoryRecorder.name);
-  private pending: OutcomeRecord[] = [];
-  private flushTimer?: NodeJS.Timeout;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly outcomes = new WriteBehind<OutcomeRecord>(
+    (batch) => this.safely('outcomes', batch.length, () => this.alerts.addOutcomes(batch)),
+    OUTCOME_WRITES,
+  );
+  private readonly readings = new WriteBehind<HealthPointRecord>(
+    (batch) => this.safely('readings', batch.length, () => this.health.add(ROUND_TIER, batch)),
+    READING_WRITES,
+  );
 
   constructor(
     private readonly alerts: AlertHistoryRepository,
@@ -81,16 +91,16 @@ export class HistoryRecorder implements OnModuleDestroy {
 
   /** A delivery's end: `delivered`, or `failed` with the dead letter's reason. Events' deliveries are not alerts. */
   recordDelivery(job: DeliveryJobData, outcome: 'delivered' | 'failed', error?: string): void {
-    if (!job.alert) return;
-    this.pending.push(outcomeOf(job.alert, job.configId, job.channel, outcome, new Date(), error));
-    if (this.pending.length >= OUTCOME_FLUSH_COUNT) void this.flush();
-    else this.flushTimer ??= setTimeout(() => void this.flush(), OUTCOME_FLUSH_MS);
+    if (job.alert)
+      void this.outcomes.add([outcomeOf(job.alert, job.configId, job.channel, outcome, new Date(), error)]);
   }
 
-  /** One monitor batch job's readings of one round: one write. */
-  async recordReadings(round: number, evaluatedAt: Date, readings: readonly PositionReading[]): Promise<void> {
-    const points = readings.map((reading) => roundPoint(reading, round, evaluatedAt));
-    await this.safely('readings', points.length, () => this.health.add(ROUND_TIER, points));
+  /**
+   * One monitor batch job's readings of one round, written behind the round (with the process's other batch jobs
+   * of it); resolves at once unless 50,000 readings wait.
+   */
+  recordReadings(round: number, evaluatedAt: Date, readings: readonly PositionReading[]): Promise<void> {
+    return this.readings.add(readings.map((reading) => roundPoint(reading, round, evaluatedAt)));
   }
 
   /** An agent's event, when it is a close: the history's actions (the account's own). */
@@ -114,16 +124,9 @@ export class HistoryRecorder implements OnModuleDestroy {
     );
   }
 
-  /** Writes the deliveries' outcomes gathered so far. */
-  flush(): Promise<void> {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    const batch = this.pending;
-    this.pending = [];
-    this.flushing = this.flushing.then(() =>
-      batch.length > 0 ? this.safely('outcomes', batch.length, () => this.alerts.addOutcomes(batch)) : undefined,
-    );
-    return this.flushing;
+  /** Writes what waits (deliveries' outcomes, readings) now. */
+  async flush(): Promise<void> {
+    await Promise.all([this.outcomes.flush(), this.readings.flush()]);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -393,6 +393,14 @@ function contractCases({ name, target, cleanup }: DriverUnderTest): void {
     // The same batch again: nothing added; a unique key taken by another id is skipped too.
     expect(await points.insertMany(batch)).toBe(0);
     expect(await points.insertMany([{ id: 'other', wallet: WALLET_B, pool: 'P3' }, { wallet: WALLET_A }])).toBe(1);
+    // Twice the same id in one batch: the first is kept.
+    expect(
+      await points.insertMany([
+        { id: 'twice', wallet: 'W1' },
+        { id: 'twice', wallet: 'W2' },
+      ]),
+    ).toBe(1);
+    expect(await points.findOne({ id: 'twice' })).toMatchObject({ wallet: 'W1' });
 
     // An expired document no longer holds its key.
     await points.insert({ id: 'old', wallet: WALLET_A, pool: 'P9', expiresAt: new Date(clock.getTime() + 1000) });
