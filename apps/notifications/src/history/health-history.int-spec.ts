@@ -43,6 +43,8 @@ describe.each(databases)('health history on $name', ({ url, drop }) => {
     const alerts = new AlertHistoryRepository(store);
     recorder = new HistoryRecorder(alerts, health, new HistoryMetrics(new Registry()));
     rollups = new HealthRollups(health);
+    // Pages of two points: a bucket is read in several, points sharing a time across two of them.
+    rollups.pageSize = 2;
     const channels = new NotificationConfigRepository(store);
     reader = new HistoryReader(alerts, health, channels, new RiskConfigRepository(store));
     await channels.upsert(ACCOUNT, WALLET, 'email', { enabled: true, minRiskLevel: 'high', email: 'h@example.com' });

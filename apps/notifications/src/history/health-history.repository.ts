@@ -46,9 +46,12 @@ export class HealthHistoryRepository {
     return (await this.tier(tier)).find(filter, { sort: { field: 'at', direction: 'desc' }, limit: MAX_READ });
   }
 
-  /** Every position's points in [from, to) (a roll-up's window). */
-  async window(tier: HealthTier, from: Date, to: Date): Promise<HealthPointRecord[]> {
-    return (await this.tier(tier)).find({ at: { $gte: from, $lt: to } });
+  /** Every position's points in [from, to), oldest first, at most `limit` (a roll-up reads a bucket page by page). */
+  async page(tier: HealthTier, from: Date, to: Date, limit: number): Promise<HealthPointRecord[]> {
+    return (await this.tier(tier)).find(
+      { at: { $gte: from, $lt: to } },
+      { sort: { field: 'at', direction: 'asc' }, limit },
+    );
   }
 
   /** The oldest point the tier holds, if any. */

@@ -6,8 +6,8 @@ import { HealthRollup, type HealthTier, ROLLUP_TIERS, bucketStart } from './heal
 export const ROLLUP_GRACE_MS = 60_000;
 /** Buckets one run rolls up per tier at most (a janitor that was down catches up over a few runs). */
 const MAX_BUCKETS_PER_RUN = 48;
-/** A bucket is read from the tier below in this many windows (an hour of 10k wallets' rounds is millions). */
-const WINDOWS_PER_BUCKET = 12;
+/** A bucket is read from the tier below in pages of this many points (an hour of 10k wallets' rounds is millions). */
+const PAGE = 20_000;
 /** Roll-up points written per statement. */
 const WRITE_CHUNK = 5000;
 
@@ -18,6 +18,9 @@ const WRITE_CHUNK = 5000;
  */
 @Injectable()
 export class HealthRollups {
+  /** Points read per page (a test pages through a bucket with a few). */
+  pageSize = PAGE;
+
   constructor(private readonly health: HealthHistoryRepository) {}
 
   /** Rolls up every closed bucket not rolled up yet; returns the points written per tier. */
@@ -43,12 +46,7 @@ export class HealthRollups {
     start = Math.max(start, oldestKept);
     let written = 0;
     for (let buckets = 0; start < closed && buckets < MAX_BUCKETS_PER_RUN; buckets += 1) {
-      const rollup = new HealthRollup(tier);
-      const window = size / WINDOWS_PER_BUCKET;
-      for (let from = start; from < start + size; from += window) {
-        rollup.add(await this.health.window(source, new Date(from), new Date(from + window)));
-      }
-      const points = rollup.result();
+      const points = (await this.bucketOf(tier, start)).result();
       for (let i = 0; i < points.length; i += WRITE_CHUNK) {
         written += await this.health.add(tier, points.slice(i, i + WRITE_CHUNK));
       }
@@ -56,5 +54,21 @@ export class HealthRollups {
       await this.health.markRolled(tier, new Date(start));
     }
     return written;
+  }
+
+  /**
+   * One bucket rolled up from the tier below, read oldest first a page at a time. A page starts at the last one's
+   * latest time again, so points sharing it are not skipped; adding a point twice changes nothing (worst of, union).
+   */
+  private async bucketOf(tier: HealthTier, start: number): Promise<HealthRollup> {
+    const rollup = new HealthRollup(tier);
+    const end = new Date(start + (tier.bucketMs as number));
+    for (let cursor = start; ; ) {
+      const page = await this.health.page(tier.source as HealthTier, new Date(cursor), end, this.pageSize);
+      rollup.add(page);
+      if (page.length < this.pageSize) return rollup;
+      const last = page[page.length - 1].at.getTime();
+      cursor = last > cursor ? last : last + 1;
+    }
   }
 }
