@@ -31,7 +31,7 @@ const OUTCOME_WRITES: WriteBehindOptions = { quietMs: 50, maxWaitMs: 200, maxIte
  * A process's batch jobs of one round are written together once the round's batches have gone quiet, so the write
  * is not part of the round's time: at most one write per batch job, usually one per round and process.
  */
-const READING_WRITES: WriteBehindOptions = { quietMs: 250, maxWaitMs: 2000, maxItems: 50_000 };
+const READING_WRITES: WriteBehindOptions = { quietMs: 1000, maxWaitMs: 4000, maxItems: 50_000 };
 
 const later = (at: Date) => new Date(at.getTime() + ALERT_HISTORY_RETENTION_MS);
 
