@@ -15,6 +15,7 @@ import { AlertHistoryRepository } from './alert-history.repository';
 import { HealthHistoryRepository } from './health-history.repository';
 import { type HistoryRecordKind, HistoryMetrics } from './history-metrics';
 import { type HealthPointRecord, type PositionReading, ROUND_TIER, levelRank, roundPoint } from './health-tiers';
+import { ReadingDeadband } from './reading-deadband';
 import { WriteBehind, type WriteBehindOptions } from './write-behind';
 
 /** What the intake did with one alert: the channel configurations it queued it to and those it held back. */
@@ -47,6 +48,7 @@ export class HistoryRecorder implements OnModuleDestroy {
     (batch) => this.safely('outcomes', batch.length, () => this.alerts.addOutcomes(batch)),
     OUTCOME_WRITES,
   );
+  private readonly deadband = new ReadingDeadband();
   private readonly readings = new WriteBehind<HealthPointRecord>(
     (batch) => this.safely('readings', batch.length, () => this.health.add(ROUND_TIER, batch)),
     READING_WRITES,
@@ -96,11 +98,13 @@ export class HistoryRecorder implements OnModuleDestroy {
   }
 
   /**
-   * One monitor batch job's readings of one round, written behind the round (with the process's other batch jobs
-   * of it); resolves at once unless 50,000 readings wait.
+   * One monitor batch job's readings of one round: those that changed since the position's last point (or whose
+   * last point is 5 minutes old), written behind the round with the process's other batch jobs of it; resolves at
+   * once unless 50,000 readings wait.
    */
   recordReadings(round: number, evaluatedAt: Date, readings: readonly PositionReading[]): Promise<void> {
-    return this.readings.add(readings.map((reading) => roundPoint(reading, round, evaluatedAt)));
+    const changed = readings.filter((reading) => this.deadband.keep(reading, evaluatedAt));
+    return this.readings.add(changed.map((reading) => roundPoint(reading, round, evaluatedAt)));
   }
 
   /** An agent's event, when it is a close: the history's actions (the account's own). */

@@ -1,8 +1,8 @@
 /**
  * The monitor records the health series: a round of 1200 watched wallets in batch jobs of 500 writes each
  * position's reading (health factor, level, triggers) with at most one write per batch job (the process's batch
- * jobs of the round together, behind the round), against the sandbox's pool and real BullMQ workers, and the points
- * read back are the ones the round evaluated.
+ * jobs of the round together, behind the round), against the sandbox's pool and real BullMQ workers; the points
+ * read back are the ones the round evaluated, and a round where nothing changed writes none (the deadband).
  */
 import { UNIT } from '@rp/sandbox';
 import { Registry } from 'prom-client';
@@ -80,11 +80,24 @@ describe('the monitor records the health series', () => {
     expect(healthy.healthFactor).toBeGreaterThan(point.healthFactor as number);
     expect(Array.isArray(point.triggers)).toBe(true);
 
-    // The next round adds its own points.
+    // A round where nothing moved writes nothing more; one after a price change writes the changed positions.
     h.sandbox.ledger.closeLedger();
     await scheduler.tick();
-    await h.app.get(HistoryRecorder, { strict: false }).flush();
+    const recorder = h.app.get(HistoryRecorder, { strict: false });
+    await recorder.flush();
+    expect((await readingWrites()).readings).toBe(after.readings);
+    const price = await fetch(`${h.sandbox.url}/control/oracles/${h.scenario.oracle}/prices`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ asset: h.scenario.xlm, price: '2800000' }),
+    });
+    expect(price.status).toBe(200);
+    h.sandbox.ledger.closeLedger();
+    await scheduler.tick();
+    await recorder.flush();
     const points = await health.between(ROUND_TIER, { walletAddress: risky, from: started, to: later() });
     expect(points).toHaveLength(2);
+    expect(points[0].healthFactor).toBeLessThan(points[1].healthFactor as number);
+    expect((await readingWrites()).readings).toBe(after.readings + WALLETS);
   });
 });
