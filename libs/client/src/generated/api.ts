@@ -205,7 +205,7 @@ export interface paths {
         };
         /**
          * A wallet's health factor over time, per pool, as the monitor saw it
-         * @description The monitor records each watched position every round (health factor, level, triggers): every round is kept 24 hours, one point per hour (the worst of the hour: lowest health factor, worst level, every trigger seen) 30 days, one per day a year. The range picks the resolution: up to 2 hours within the last 24 hours, every round; up to 31 days within the last 30, hourly; otherwise daily (`resolution` says which). `to` defaults to now, `from` to an hour before `to`; a range is at most 366 days, and a series at most 2000 points (the newest). Your account's wallets only (a channel registered or a risk configuration set): another wallet is 404.
+         * @description The monitor records each watched position (health factor, level, triggers) at every round where one of them changed (the health factor to 4 decimals), and at least every 5 minutes: those rounds are kept 24 hours, one point per hour (the worst of the hour: lowest health factor, worst level, every trigger seen) 30 days, one per day a year. The range picks the resolution: up to 2 hours within the last 24 hours, every round; up to 31 days within the last 30, hourly; otherwise daily (`resolution` says which). `to` defaults to now, `from` to an hour before `to`; a range is at most 366 days, and a series at most 2000 points (the newest). Your account's wallets only (a channel registered or a risk configuration set): another wallet is 404.
          */
         get: operations["getHealthHistory"];
         put?: never;
