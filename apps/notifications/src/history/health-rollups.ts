@@ -53,6 +53,9 @@ export class HealthRollups {
       start += size;
       await this.health.markRolled(tier, new Date(start));
     }
+    // A first run with nothing closed to roll up still marks where it starts: later runs read the mark, not the
+    // tier below's oldest point (a scan).
+    if (!marked && written === 0) await this.health.markRolled(tier, new Date(start));
     return written;
   }
 
