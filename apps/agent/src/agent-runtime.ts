@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { CloseAudit } from './close/close-audit';
 import { CloseBuilder } from './close/close-builder';
 import { CloseChoice } from './close/close-choice';
+import { RescueTarget } from './close/rescue-target';
 import { CloseSender } from './close/close-sender';
 import { Closer } from './close/closer';
 import { PresignedCache } from './close/presigned-cache';
@@ -41,13 +42,14 @@ function servedMode(parts: AgentParts, ledger: LedgerView): AgentModeParts {
   const { config, wallet, logger, metrics } = parts;
   const client = new ServiceClient(config.SERVICE_BASE_URL);
   const subscription = new SubscriptionKeeper(config, wallet, parts.store, ledger, logger, { metrics, owner: parts.owner });
-  const builder = new CloseBuilder(config, ledger);
+  const rescueTarget = new RescueTarget();
+  const builder = new CloseBuilder(config, ledger, rescueTarget);
   const degraded = new LedgerService(config.WATCHED_POOLS, ledger, builder, config.MAX_CLOSE_FEE_STROOPS, logger);
-  const service = new GatewayService(config, wallet.address, client, subscription, degraded, builder, logger);
+  const service = new GatewayService(config, wallet.address, client, subscription, degraded, builder, logger, rescueTarget);
   const sender = new CloseSender(ledger, client, Math.min(1000, Math.max(250, config.POLL_INTERVAL_MS / 4)), (error) =>
     logger.warn({ err: error.message }, 'txb did not take the close for tracking (it is on the network already)'),
   );
-  const guard = new SigningGuard(config, wallet.address, ledger, parts.refusals);
+  const guard = new SigningGuard(config, wallet.address, ledger, parts.refusals, rescueTarget);
   const passphrase = () => ledger.passphrase();
   const choice = new CloseChoice(wallet, config.SLIPPAGE, service, builder, guard, parts.presigned, sender, subscription, passphrase, logger);
   const closes = new SentCloses(choice, parts.audit, sender, parts.presigned, subscription, parts.report, metrics, logger);

@@ -1,11 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppDefinition } from '@rp/platform';
+import { APP_LOGGER, AppDefinition, HttpMetrics } from '@rp/platform';
+import { Registry } from 'prom-client';
 import { AccessControl } from './access/access-control';
 import { KeyIntrospectionClient } from './auth/key-introspection.client';
 import { GatewayConfig } from './config/gateway.config';
 import { DocsModule } from './docs/docs.module';
 import { RateLimitRedisShutdown, createRateLimitRedis, settled } from './rate-limit/rate-limit-redis';
 import { RATE_LIMIT_OPTIONS, RATE_LIMIT_REDIS, RateLimiter } from './rate-limit/rate-limiter';
+import { FastPath } from './routing/fast-path';
 import { registerForwarding } from './routing/forwarding-routes';
 import { ServiceProxy } from './routing/service-proxy';
 import { serviceRoutes } from './routing/service-routes';
@@ -50,6 +52,17 @@ export const gatewayApp: AppDefinition<GatewayConfig> = {
   // The client address is the socket's, or what the proxies TRUST_PROXY counts say it is.
   trustedProxies: (config) => config.TRUST_PROXY,
   // Access control and the streaming proxy on /api/v1, outside Nest's router: forwarded bodies are never parsed.
-  configureHttp: (http, app) =>
-    registerForwarding(http, serviceRoutes(app.get(GatewayConfig)), app.get(ServiceProxy), app.get(AccessControl)),
+  configureHttp: async (http, app) => {
+    const config = app.get(GatewayConfig);
+    await registerForwarding(http, serviceRoutes(config), app.get(ServiceProxy), app.get(AccessControl));
+    if (!config.FORWARD_FAST_PATH) return;
+    new FastPath({
+      proxy: app.get(ServiceProxy),
+      access: app.get(AccessControl),
+      metrics: app.get(HttpMetrics),
+      registry: app.get(Registry),
+      logger: app.get(APP_LOGGER),
+      trustedProxies: config.TRUST_PROXY,
+    }).install(http);
+  },
 };

@@ -11,8 +11,10 @@ import { MonitorMetrics } from '../src/monitor/monitor-metrics';
 import { MonitorQueue } from '../src/monitor/monitor-queue';
 import { MonitorScheduler } from '../src/monitor/monitor-scheduler';
 import { PositionCache } from '../src/monitor/position-cache';
+import { RoundAuctions } from '../src/monitor/round-auctions';
 import { schedulerLock } from '../src/monitor/scheduler-lock';
 import { notificationsApp } from '../src/notifications.app';
+import { BorrowRateRecord } from '../src/risk/borrow-rate-record';
 import { PoolSnapshots } from '../src/risk/pool-snapshots';
 import { RmsLedger } from '../src/risk/rms-ledger';
 
@@ -84,6 +86,8 @@ export async function startMonitorHarness(env: Record<string, string> = {}): Pro
         get(MonitorKeys),
         get(PositionCache),
         schedulerLock(get(RedisClient), get(MonitorKeys)),
+        new RoundAuctions(get(RmsLedger), get(RedisClient), get(MonitorKeys)),
+        get(BorrowRateRecord),
       );
       schedulers.push(scheduler);
       return scheduler;

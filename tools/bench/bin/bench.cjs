@@ -21,6 +21,7 @@ const suites = [
   'agent',
   'signing-rule',
   'storm',
+  'rescue',
   ...Object.keys(parts),
   ...parts.notifications,
 ];

@@ -28,6 +28,11 @@ const PURCHASES = Number(process.env['BENCH_PURCHASES'] ?? 10);
 /** Write V8 CPU profiles of the gateway and the service here, and summarise where a request's time goes. */
 const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 const PATH = '/api/v1/keys/me';
+/**
+ * `BENCH_WITHOUT_FAST_PATH=1`: a second gateway with `FORWARD_FAST_PATH=false` (ADR 030) is measured in the same
+ * rounds, interleaved with the others, so the fast path's saving is read under the same load.
+ */
+const WITHOUT_FAST_PATH = process.env['BENCH_WITHOUT_FAST_PATH'] === '1';
 /** Untimed calls before each target's sequential ones (counted in its CPU per sequential call). */
 const SEQUENTIAL_WARMUP = 200;
 
@@ -92,7 +97,13 @@ async function requestsServed(url: string): Promise<number> {
   );
 }
 
-type Target = 'direct' | 'floor' | 'gateway';
+/** Calls the gateway forwarded on its fast path (ADR 030), from its own `/metrics`. */
+async function fastPathCalls(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^gateway_fast_path_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+type Target = 'direct' | 'floor' | 'gateway' | 'slowGateway';
 
 interface Round {
   latency: Record<Target, Timing>;
@@ -148,7 +159,20 @@ function roundReport(round: Round, index: number): string {
     `| CPU per call of the service, µs: direct / behind the floor / behind the gateway | ${micros(cpu.direct.service)} / ${micros(cpu.floor.service)} / ${micros(cpu.gateway.service)} |`,
     `| CPU per sequential call, µs: floor process / gateway process (latency phase) | ${micros(sequential.floor.process)} / ${micros(sequential.gateway.process)} |`,
     `| **gateway above the floor, CPU µs per sequential call** | **${micros(aboveFloor(sequential))}** |`,
+    ...(rps.slowGateway === undefined
+      ? []
+      : [
+          `| gateway with FORWARD_FAST_PATH=false: req/s, / floor | ${rps.slowGateway.toFixed(0)}, ${pct(rps.slowGateway / rps.floor)} |`,
+          `| gateway with FORWARD_FAST_PATH=false: CPU µs per call, throughput / sequential | ${micros(cpu.slowGateway.process)} / ${micros(sequential.slowGateway.process)} |`,
+          `| **the fast path's saving, gateway CPU µs per call**, throughput / sequential | **${micros(saving(cpu))} / ${micros(saving(sequential))}** |`,
+        ]),
   ].join('\n');
+}
+
+function saving(of: Round['cpuPerCall']): number | undefined {
+  const slow = of.slowGateway?.process;
+  const fast = of.gateway.process;
+  return slow === undefined || fast === undefined ? undefined : slow - fast;
 }
 
 /** Buys `PURCHASES` keys through the gateway, each from a fresh funded wallet; ms of each paid POST, sorted. */
@@ -179,12 +203,22 @@ async function timePurchases(stack: Stack): Promise<number[]> {
   return purchases.sort((a, b) => a - b);
 }
 
-const TARGETS = ['direct', 'floor', 'gateway'] as const;
-type Targets = Record<(typeof TARGETS)[number], () => Promise<void>>;
-const NAMES = { direct: 'direct to subscription', floor: 'through the floor proxy', gateway: 'through the gateway' };
+const TARGETS: readonly Target[] = [
+  'direct',
+  'floor',
+  'gateway',
+  ...(WITHOUT_FAST_PATH ? ['slowGateway' as const] : []),
+];
+type Targets = Partial<Record<Target, () => Promise<void>>>;
+const NAMES: Record<Target, string> = {
+  direct: 'direct to subscription',
+  floor: 'through the floor proxy',
+  gateway: 'through the gateway',
+  slowGateway: 'through a gateway without the fast path',
+};
 
 /** The three ways to the same route: the service with the gateway's signed identity, the floor, the gateway. */
-async function callTargets(stack: Stack, floorUrl: string): Promise<Targets> {
+async function callTargets(stack: Stack, floorUrl: string, slowGatewayUrl?: string): Promise<Targets> {
   const key = (await stack.api.partnerKey({ email: 'bench@example.com' })) as IssuedKey & CallerIdentity;
   const identity: CallerIdentity = {
     keyId: key.keyId,
@@ -206,11 +240,12 @@ async function callTargets(stack: Stack, floorUrl: string): Promise<Targets> {
     direct: caller(stack.app('subscription').url, signed),
     floor: caller(floorUrl, signed),
     gateway: caller(stack.app('gateway').url, () => ({ authorization: `Bearer ${key.apiKey}` })),
+    ...(slowGatewayUrl && { slowGateway: caller(slowGatewayUrl, () => ({ authorization: `Bearer ${key.apiKey}` })) }),
   };
 }
 
 /** `REPEATS` rounds, the targets interleaved in each: latency one call after another, then throughput. */
-async function measureRounds(targets: Targets, pids: Record<Target, number | undefined>): Promise<Round[]> {
+async function measureRounds(targets: Targets, pids: Partial<Record<Target, number>>): Promise<Round[]> {
   const rounds: Round[] = [];
   const service = pids.direct;
   for (let r = 0; r < REPEATS; r += 1) {
@@ -220,14 +255,14 @@ async function measureRounds(targets: Targets, pids: Record<Target, number | und
     const cpuPerSequentialCall = {} as Round['cpuPerSequentialCall'];
     for (const target of TARGETS) {
       const { result, cpuMicros } = await cpuDuring({ process: pids[target], service }, () =>
-        measure(`GET ${PATH}, ${NAMES[target]}`, RUNS, targets[target], SEQUENTIAL_WARMUP),
+        measure(`GET ${PATH}, ${NAMES[target]}`, RUNS, targets[target] as () => Promise<void>, SEQUENTIAL_WARMUP),
       );
       latency[target] = result;
       cpuPerSequentialCall[target] = perCall(cpuMicros, RUNS + SEQUENTIAL_WARMUP);
     }
     for (const target of TARGETS) {
       const { result, cpuMicros } = await cpuDuring({ process: pids[target], service }, () =>
-        throughput(SECONDS, CONCURRENCY, targets[target]),
+        throughput(SECONDS, CONCURRENCY, targets[target] as () => Promise<void>),
       );
       rps[target] = result;
       cpuPerCall[target] = perCall(cpuMicros, result * SECONDS);
@@ -256,18 +291,23 @@ async function main(): Promise<void> {
   });
   const floor = await startFloor(stack.app('subscription').url);
   try {
-    const targets = await callTargets(stack, floor.url);
-    for (const target of TARGETS) await throughput(WARMUP_SECONDS, CONCURRENCY, targets[target]);
+    const slowGateway = WITHOUT_FAST_PATH
+      ? await stack.start('gateway', { env: { FORWARD_FAST_PATH: 'false' } })
+      : undefined;
+    const targets = await callTargets(stack, floor.url, slowGateway?.url);
+    for (const target of TARGETS) await throughput(WARMUP_SECONDS, CONCURRENCY, targets[target] as () => Promise<void>);
     // A profile then describes the warm processes only.
     const loadFrom = performance.now();
     const rounds = await measureRounds(targets, {
       direct: stack.app('subscription').pid,
       floor: floor.process.pid,
       gateway: stack.app('gateway').pid,
+      slowGateway: slowGateway?.pid,
     });
     const served = {
       gateway: await requestsServed(stack.app('gateway').url),
       subscription: await requestsServed(stack.app('subscription').url),
+      gatewayFastPath: await fastPathCalls(stack.app('gateway').url),
     };
     // A profile covers the calls above only; purchases would add the facilitator's work to it.
     const purchases = PROFILE_DIR || PURCHASES <= 0 ? [] : await timePurchases(stack);
@@ -291,6 +331,9 @@ function report(rounds: Round[], purchases: number[], served: Record<string, num
         `| slowest of ${purchases.length} | ${purchases[purchases.length - 1].toFixed(0)} ms |`,
       ].join('\n') + '\n',
     );
+  process.stdout.write(
+    `gateway: ${served['gatewayFastPath']} of ${served['gateway']} calls on the fast path (ADR 030)\n`,
+  );
   process.stdout.write(`${JSON.stringify({ rounds, purchasesMs: purchases, served })}\n`);
   // The chart: the last round's latency percentiles (every call of the run answered 200: any other aborts it).
   const last = rounds[rounds.length - 1];

@@ -2,13 +2,24 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { type AppProcess, type Stack, WORKSPACE_ROOT } from '@rp/dev';
-import { signInternalRequest } from '@rp/platform';
-import { Keypair } from '@stellar/stellar-sdk';
-import { Pool } from 'undici';
 import { profileFlags, startBenchStack } from './bench-stack';
+import {
+  BASE,
+  type Destination,
+  type Intake,
+  SECRET,
+  alert,
+  exactlyOnce,
+  intake,
+  keysOf,
+  load,
+  redisPid,
+  registerDestinations,
+  waitFor,
+} from './notifications-delivery-kit';
+import { cpuDuring } from './process-cpu';
 import { machineCaption, writeChart } from './svg-chart';
 
-const SECRET = 'bench-webhook-secret-0123456789';
 const WALLETS = Number(process.env['BENCH_WALLETS'] ?? 2000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 2);
@@ -16,170 +27,111 @@ const WORKERS = Number(process.env['BENCH_WORKERS'] ?? 2);
 const CONCURRENCIES = (process.env['BENCH_WORKER_CONCURRENCY'] ?? '50,100,200').split(',').map(Number);
 const RATE = Number(process.env['BENCH_RATE'] ?? 100);
 const RATE_SECONDS = Number(process.env['BENCH_RATE_SECONDS'] ?? 20);
-const BASE = '/api/v1/rms/notifications';
+/** Webhook calls part 1 keeps in flight (the API coalesces concurrent ones into batches). */
+const IN_FLIGHT = Number(process.env['BENCH_IN_FLIGHT'] ?? 64);
 /** Write V8 CPU profiles of the API and the first worker here (`BENCH_CPU_PROF=/tmp/prof`). */
 const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 
-interface Destination {
-  wallet: string;
-  chatId: string;
-  hook: string;
-  email: string;
-}
-
-/** The API process's routes signed as the gateway signs them, and when each alert reached each stand-in. */
-interface Intake {
-  call(path: string, body: object, withIdentity: boolean): Promise<Record<string, unknown>>;
-  /** Where each alert was received, by "<alertId>|<channel>". */
-  received: Map<string, number>;
-  pool: Pool;
-}
-
-function intake(stack: Stack, api: AppProcess): Intake {
-  const pool = new Pool(api.url, { connections: 64, keepAliveTimeout: 30_000 });
-  const identity = {
-    keyId: 'bench',
-    tier: 'partner' as const,
-    rateLimit: 1e6,
-    burst: 1e6,
-    expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-    email: 'bench@example.com',
-    account: 'partner:bench',
-  };
-  const call = async (path: string, body: object, withIdentity: boolean) => {
-    const text = JSON.stringify(body);
-    const requestId = randomUUID();
-    const headers = {
-      ...signInternalRequest({
-        token: stack.internalToken,
-        method: 'POST',
-        path,
-        requestId,
-        identity: withIdentity ? identity : undefined,
-        body: text,
-      }),
-      'x-request-id': requestId,
-      'content-type': 'application/json',
-      ...(withIdentity ? {} : { 'x-webhook-secret': SECRET }),
-    };
-    const answer = await pool.request({ method: 'POST', path, headers, body: text });
-    const answerText = await answer.body.text();
-    if (answer.statusCode >= 300) throw new Error(`${path}: ${answer.statusCode} ${answerText}`);
-    return JSON.parse(answerText) as Record<string, unknown>;
-  };
-  const received = new Map<string, number>();
-  stack.sandbox.channels.log.subscribe((entry) => {
-    if (entry.outcome !== 'delivered') return;
-    const id = /(bench-[0-9a-f-]+)/.exec(entry.text)?.[1];
-    if (!id) return;
-    const key = `${id}|${entry.channel}`;
-    if (!received.has(key)) {
-      received.set(key, performance.now());
-    }
-  });
-  return { call, received, pool };
-}
-
-/** `WALLETS` wallets with the three channels each (own chat, own bot, own hook, own address). */
-async function registerDestinations(sandboxUrl: string, { call }: Intake) {
-  const registered = performance.now();
-  const destinations: Destination[] = [];
-  for (let i = 0; i < WALLETS; i += 1) {
-    const id = 90_000_000 + i;
-    const bot = `${700_000 + i}:${randomBytes(18).toString('hex')}`;
-    const hook =
-      i % 2 === 0 ? `${sandboxUrl}/hooks/discord/${id}/t${i}` : `${sandboxUrl}/hooks/slack/T${i}/B${i}/X${i}`;
-    destinations.push({
-      wallet: Keypair.random().publicKey(),
-      chatId: String(id),
-      hook,
-      email: `w${i}@bench.example`,
-    });
-    const d = destinations[i];
-    await Promise.all([
-      call(
-        `${BASE}/messenger`,
-        { walletAddress: d.wallet, messengerChatId: d.chatId, messengerBotToken: bot, minRiskLevel: 'low' },
-        true,
-      ),
-      call(`${BASE}/channelhook`, { walletAddress: d.wallet, channelWebhook: d.hook, minRiskLevel: 'low' }, true),
-      call(`${BASE}/email`, { walletAddress: d.wallet, email: d.email, minRiskLevel: 'low' }, true),
-    ]);
-  }
-  return { destinations, registrationSeconds: (performance.now() - registered) / 1000 };
-}
-
-const alert = (d: Destination, id: string) => ({
-  source: 'bench',
-  alert: {
-    alertId: id,
-    address: d.wallet,
-    poolAddress: 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA',
-    riskLevel: 'critical',
-    healthFactor: 1.05,
-    triggers: ['low_health_factor'],
-    collateralValueUsd: 1000,
-    liabilityValueUsd: 950,
-    recommendedAction: 'LIQUIDATE',
-    evaluatedAt: new Date().toISOString(),
-  },
-  routing: { priority: 'urgent' },
-});
-
-/** How many of `keys` were not received within `timeoutMs`. */
-async function waitFor({ received }: Intake, keys: string[], timeoutMs: number) {
-  const until = Date.now() + timeoutMs;
-  while (keys.some((k) => !received.has(k)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-  return keys.filter((k) => !received.has(k)).length;
-}
-const keysOf = (ids: string[]) => ids.flatMap((id) => ['telegram', 'webhook', 'email'].map((c) => `${id}|${c}`));
-
 /** 1. Sustained deliveries: `ROUNDS` alerts per wallet as fast as the API takes them, to the last one received. */
 async function sustained(taken: Intake, destinations: Destination[]) {
+  const began = performance.now();
+  const { ids, seconds: intakeSeconds } = await postAll(taken, destinations, ROUNDS);
+  const keys = keysOf(ids);
+  const lost = await waitFor(taken, keys, 300_000);
+  const last = Math.max(...keys.map((k) => taken.received.get(k) ?? 0));
+  const seconds = (last - began) / 1000;
+  return { seconds, lost, deliveries: keys.length - lost, intakeSeconds, keys };
+}
+
+/** `rounds` alerts per wallet through the webhook, `IN_FLIGHT` calls at once: the ids and how long the API took. */
+async function postAll(taken: Intake, destinations: Destination[], rounds: number) {
   const ids: string[] = [];
   const began = performance.now();
   const jobs: Promise<unknown>[] = [];
   let inFlight = 0;
-  for (let round = 0; round < ROUNDS; round += 1) {
+  for (let round = 0; round < rounds; round += 1) {
     for (const d of destinations) {
       const id = `bench-${randomUUID()}`;
       ids.push(id);
-      while (inFlight >= 64) await new Promise((r) => setImmediate(r));
+      while (inFlight >= IN_FLIGHT) await new Promise((r) => setImmediate(r));
       inFlight += 1;
       jobs.push(taken.call(`${BASE}/webhook`, alert(d, id), false).finally(() => (inFlight -= 1)));
     }
   }
   await Promise.all(jobs);
-  const accepted = performance.now();
-  const keys = keysOf(ids);
+  return { ids, seconds: (performance.now() - began) / 1000 };
+}
+
+/**
+ * 3. The intake alone: the workers stopped, one alert per wallet as fast as the API takes them (its alerts/s and CPU
+ * per alert, nothing else running of ours), then the workers started again deliver them (counted like the rest).
+ */
+async function intakeAlone(
+  stack: Stack,
+  api: AppProcess,
+  taken: Intake,
+  destinations: Destination[],
+  workers: AppProcess[],
+) {
+  for (const worker of workers) await worker.stop();
+  const { result, cpuMicros } = await cpuDuring({ api: api.pid }, () => postAll(taken, destinations, 1));
+  const alertsPerSecond = result.ids.length / result.seconds;
+  const apiMsPerAlert = (cpuMicros.api ?? NaN) / 1000 / result.ids.length;
+  const loadAlone = load();
+  // Stopped with the stack.
+  for (let i = 0; i < WORKERS; i += 1)
+    await startNotifications(stack, 'worker', CONCURRENCIES[CONCURRENCIES.length - 1]);
+  const keys = keysOf(result.ids);
   const lost = await waitFor(taken, keys, 300_000);
-  const last = Math.max(...keys.map((k) => taken.received.get(k) ?? 0));
-  const seconds = (last - began) / 1000;
-  return { seconds, lost, deliveries: keys.length - lost, intakeSeconds: (accepted - began) / 1000 };
+  return { alerts: result.ids.length, alertsPerSecond, apiMsPerAlert, lost, keys, loadAlone };
 }
 
 interface CurvePoint {
   concurrency: number;
   perSecond: number;
+  /** Alerts the API took per second (webhook calls answered). */
+  intakePerSecond: number;
   lost: number;
   note: string;
+  keys: string[];
+  /** CPU ms per delivery of each process while part 1 ran (contention hardly changes it, unlike throughput). */
+  cpuPerDelivery: Record<string, number>;
 }
 
 /** 1, once per worker concurrency in `CONCURRENCIES`: the workers restarted with it. */
-async function deliveryCurve(stack: Stack, taken: Intake, destinations: Destination[]): Promise<CurvePoint[]> {
+async function deliveryCurve(
+  stack: Stack,
+  api: AppProcess,
+  taken: Intake,
+  destinations: Destination[],
+): Promise<{ curve: CurvePoint[]; workers: AppProcess[] }> {
   const curve: CurvePoint[] = [];
+  const redis = await redisPid(stack.redisUrl);
   let workers: AppProcess[] = [];
   for (const concurrency of CONCURRENCIES) {
     for (const worker of workers) await worker.stop();
     workers = [];
     for (let i = 0; i < WORKERS; i += 1) workers.push(await startNotifications(stack, 'worker', concurrency));
-    const run = await sustained(taken, destinations);
+    const pids = {
+      api: api.pid,
+      ...Object.fromEntries(workers.map((w, i) => [`worker${i}`, w.pid])),
+      'bench (load and stand-ins)': process.pid,
+      redis,
+    } as Record<string, number | undefined>;
+    const { result: run, cpuMicros } = await cpuDuring(pids, () => sustained(taken, destinations));
+    const cpuPerDelivery: Record<string, number> = {};
+    for (const [name, micros] of Object.entries(cpuMicros)) {
+      const ms = (micros as number) / 1000 / run.deliveries;
+      if (name.startsWith('worker')) cpuPerDelivery['workers'] = (cpuPerDelivery['workers'] ?? 0) + ms;
+      else cpuPerDelivery[name] = ms;
+    }
     const perSecond = run.deliveries / run.seconds;
-    const note = `${run.deliveries} delivered in ${run.seconds.toFixed(1)} s (intake took ${run.intakeSeconds.toFixed(1)} s); lost ${run.lost}`;
-    curve.push({ concurrency, perSecond, lost: run.lost, note });
+    const intakePerSecond = run.keys.length / 3 / run.intakeSeconds;
+    const note = `${run.deliveries} delivered in ${run.seconds.toFixed(1)} s (intake took ${run.intakeSeconds.toFixed(1)} s: ${intakePerSecond.toFixed(0)} alerts/s); lost ${run.lost}; load ${load()}`;
+    curve.push({ concurrency, perSecond, intakePerSecond, lost: run.lost, note, keys: run.keys, cpuPerDelivery });
     process.stdout.write(`concurrency ${concurrency}: ${perSecond.toFixed(0)} deliveries/s, ${note}\n`);
   }
-  return curve;
+  return { curve, workers };
 }
 
 /** 2. Latency at a steady rate (wallets in turn: no destination sees two alerts within a few seconds). */
@@ -207,7 +159,7 @@ async function latencyAtRate(taken: Intake, destinations: Destination[]) {
       .filter((k) => taken.received.has(k))
       .map((k) => (taken.received.get(k) as number) - (submittedAt.get(k.split('|')[0]) as number))
       .sort((a, b) => a - b);
-  return { latencies, lostLatency, sent: latencyKeys.length };
+  return { latencies, lostLatency, sent: latencyKeys.length, keys: latencyKeys };
 }
 
 let starts = 0;
@@ -232,7 +184,10 @@ function startNotifications(stack: Stack, role: string, concurrency = CONCURRENC
  *    its lane, about 1/s), from the first submission to the last message received; once per worker concurrency in
  *    `CONCURRENCIES` (the workers restarted with it), drawn as a curve;
  * 2. latency at `RATE` alerts/s for `RATE_SECONDS`: intake (webhook answered) to the stand-in receiving it.
- * Every alert must reach each of its three destinations (zero lost).
+ * 3. the intake alone: the workers stopped, one alert per wallet as fast as the API takes them (alerts/s, the API's
+ *    CPU per alert), then delivered by workers started again.
+ * Every alert must reach each of its three destinations, once (the count check after every part: none missing,
+ * none received twice).
  */
 async function main(): Promise<void> {
   const stack = await startBenchStack({
@@ -249,12 +204,18 @@ async function main(): Promise<void> {
       },
     },
   });
-  const taken = intake(stack, await startNotifications(stack, 'api'));
+  const api = await startNotifications(stack, 'api');
+  const taken = intake(stack, api);
   try {
-    const { destinations, registrationSeconds } = await registerDestinations(stack.sandbox.url, taken);
-    const curve = await deliveryCurve(stack, taken, destinations);
-    const { latencies, lostLatency, sent } = await latencyAtRate(taken, destinations);
-    report({ registrationSeconds, curve, latencies, lostLatency, sent });
+    process.stdout.write(`load average at the start: ${load()}\n`);
+    const { destinations, registrationSeconds } = await registerDestinations(stack.sandbox.url, WALLETS, taken);
+    const { curve, workers } = await deliveryCurve(stack, api, taken, destinations);
+    const rate = await latencyAtRate(taken, destinations);
+    const { latencies, lostLatency, sent } = rate;
+    const loadAtRate = load();
+    const alone = await intakeAlone(stack, api, taken, destinations, workers);
+    const counted = await exactlyOnce(taken, [...curve.flatMap((c) => c.keys), ...rate.keys, ...alone.keys]);
+    report({ registrationSeconds, curve, latencies, lostLatency, sent, loadAtRate, alone, counted });
   } finally {
     await taken.pool.close();
     await stack.close();
@@ -267,8 +228,11 @@ function report(results: {
   latencies: (channel?: string) => number[];
   lostLatency: number;
   sent: number;
+  loadAtRate: string;
+  alone: Awaited<ReturnType<typeof intakeAlone>>;
+  counted: Awaited<ReturnType<typeof exactlyOnce>>;
 }): void {
-  const { registrationSeconds, curve, latencies, lostLatency, sent } = results;
+  const { registrationSeconds, curve, latencies, lostLatency, sent, loadAtRate, alone, counted } = results;
   const lostThroughput = curve.reduce((sum, c) => sum + c.lost, 0);
   const pct = (values: number[], q: number) =>
     Math.round(values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN);
@@ -278,16 +242,25 @@ function report(results: {
       (c) =>
         `| sustained deliveries, ${ROUNDS} alerts × ${WALLETS} wallets × 3 channels, ${WORKERS} worker processes × ${c.concurrency} | ${c.perSecond.toFixed(0)} /s | ${c.note} |`,
     ),
+    ...curve.map((c) => {
+      const total = Object.values(c.cpuPerDelivery).reduce((sum, ms) => sum + ms, 0);
+      const parts = Object.entries(c.cpuPerDelivery)
+        .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+        .join(', ');
+      return `| CPU per delivery, ${WORKERS} workers × ${c.concurrency} (ms, every process of the run) | ${total.toFixed(2)} ms: at most ${((cpus().length * 1000) / total).toFixed(0)} deliveries/s on ${cpus().length} free cores | ${parts}; the API's per alert ${((c.cpuPerDelivery['api'] ?? 0) * 3).toFixed(2)} ms |`;
+    }),
     ...(['telegram', 'webhook', 'email', undefined] as const).map((channel) => {
       const values = latencies(channel);
-      return `| intake → delivered at ${RATE} alerts/s, ${channel ?? 'all channels'} | p50 ${pct(values, 0.5)} ms, p99 ${pct(values, 0.99)} ms | ${values.length} deliveries |`;
+      return `| intake → delivered at ${RATE} alerts/s, ${channel ?? 'all channels'} | p50 ${pct(values, 0.5)} ms, p99 ${pct(values, 0.99)} ms | ${values.length} deliveries; load ${loadAtRate} |`;
     }),
     `| lost at ${RATE} alerts/s | ${lostLatency} | of ${sent} |`,
+    `| the intake alone (workers stopped), ${alone.alerts} alerts, ${IN_FLIGHT} calls in flight | ${alone.alertsPerSecond.toFixed(0)} alerts/s (${(alone.alertsPerSecond * 3).toFixed(0)} deliveries/s queued) | the API's CPU ${alone.apiMsPerAlert.toFixed(2)} ms per alert; lost ${alone.lost}; load ${alone.loadAlone} |`,
+    `| every (alert, channel) of every part received exactly once | ${counted.once} of ${counted.expected} | missing ${counted.missing}, more than once ${counted.twice} |`,
   ];
   process.stdout.write(`\n${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}\n\n`);
   process.stdout.write(['| measurement | result | notes |', '|---|---|---|', ...rows].join('\n') + '\n');
   process.stdout.write(
-    `\n${JSON.stringify({ deliveriesPerSecond: curve.map((c) => ({ concurrency: c.concurrency, perSecond: c.perSecond })), lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99) })}\n`,
+    `\n${JSON.stringify({ deliveriesPerSecond: curve.map((c) => ({ concurrency: c.concurrency, perSecond: c.perSecond, intakePerSecond: c.intakePerSecond, cpuPerDelivery: c.cpuPerDelivery })), lostThroughput, lostLatency, p50: pct(latencies(), 0.5), p99: pct(latencies(), 0.99), intakeAlone: { alertsPerSecond: alone.alertsPerSecond, apiMsPerAlert: alone.apiMsPerAlert }, exactlyOnce: counted, loadAtRate })}\n`,
   );
   const chart = writeChart(WORKSPACE_ROOT, 'notifications-delivery', {
     kind: 'line',

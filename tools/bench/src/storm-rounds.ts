@@ -37,7 +37,7 @@ interface Status {
   }[];
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
     const found = await Promise.resolve()
@@ -56,7 +56,7 @@ export function ledgerClock(stack: Stack): Map<number, number> {
   return closedAt;
 }
 
-async function included(stack: Stack, hash: string) {
+export async function included(stack: Stack, hash: string) {
   const answer = await stack.ledger.getTransaction(hash);
   if (answer.status !== 'SUCCESS') return undefined;
   return { ledger: answer.ledger, charged: BigInt(answer.resultXdr.feeCharged().toString()) };

@@ -6,6 +6,7 @@ export { defineContractKind, ContractError } from './ledger/host/native-contract
 export type { ContractEnv, NativeContract, NativeContractKind } from './ledger/host/native-contract';
 export { ChannelStandIns } from './channels';
 export { SandboxSetup, SANDBOX_ADMIN, UNIT } from './control/sandbox-setup';
+export { hasAuction } from './control/auction-presence';
 export { DEMO_ACCOUNTS, DEMO_PRICES, DEMO_WALLETS, SCENARIOS } from './scenario';
 export type { DemoWallet, LoadedScenario, ScenarioName } from './scenario';
 export { trustSandboxCertificate } from './server/trust';
@@ -14,3 +15,5 @@ export { BLEND_POOL_CONTRACT } from './contracts/blend-pool';
 export { ORACLE_CONTRACT } from './contracts/oracle';
 export { SWAP_RECEIVER_CONTRACT } from './contracts/swap-receiver';
 export { POOL_FACTORY_CONTRACT } from './contracts/pool-factory';
+export { SANDBOX_LIQUIDATOR, SandboxLiquidator } from './control/sandbox-liquidator';
+export type { AuctionStarted, LiquidatorSubmission } from './control/sandbox-liquidator';

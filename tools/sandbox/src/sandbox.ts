@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ChannelStandIns } from './channels';
 import { ControlApi } from './control/control-api';
 import { SandboxLedger } from './ledger/sandbox-ledger';
+import { servePageAsset } from './page/page-assets';
 import { renderPage } from './page/sandbox-page';
 import { FaultInjector } from './rpc/faults';
 import { RpcEndpoint } from './rpc/rpc-endpoint';
@@ -92,6 +93,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (pathname === '/' && req.method === 'GET') {
       return sendText(res, 200, 'text/html; charset=utf-8', renderPage(control.dump()));
     }
+    if (req.method === 'GET' && (await servePageAsset(res, pathname))) return;
     if (await control.handle(req, res, pathname)) return;
     sendJson(res, 404, { error: `no route for ${req.method} ${pathname}` });
   };

@@ -2,6 +2,7 @@ import { cappedInclusionFee, inclusionFeeOf, repricedInclusionFee, resourceFeeOf
 import type { AgentConfig } from '../config/agent.config';
 import type { LedgerView } from '../ledger/ledger-view';
 import type { BuiltClose } from './built-close';
+import { RescueTarget } from './rescue-target';
 
 /**
  * Builds the close of a pool from the ledger (the UNWIND routing txb uses, `deleverage` with
@@ -13,7 +14,13 @@ export class CloseBuilder {
   constructor(
     private readonly config: AgentConfig,
     private readonly ledger: LedgerView,
+    private readonly target: RescueTarget = new RescueTarget(),
   ) {}
+
+  /** The rescue from a liquidation auction built here from the ledger, priced (ADR 027). */
+  async buildRescue(pool: string): Promise<BuiltClose> {
+    return this.priced(await this.ledger.buildRescue(pool, this.target.value, this.config.SLIPPAGE));
+  }
 
   /** The close built here from the ledger, priced. */
   async build(pool: string): Promise<BuiltClose> {

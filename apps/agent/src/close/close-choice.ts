@@ -42,9 +42,23 @@ export class CloseChoice {
     this.repricer = new CloseRepricer(wallet, builder, guard);
   }
 
-  /** The first attempt takes the presigned close if it is still good; any other builds and signs it again. */
+  /**
+   * The first attempt takes the presigned close if it is still good; any other builds and signs it again. A rescue
+   * (an auction against the wallet) is built at once; when the wallet cannot reach health with what it holds
+   * (`RESCUE_NOT_POSSIBLE`), the close is built instead, deleting the auction as it unwinds.
+   */
   async choose(decision: Decision, attempt: number, stopped: () => boolean): Promise<ChosenClose> {
     const pool = decision.poolAddress;
+    if (decision.rescue) {
+      this.presigned.drop(pool);
+      try {
+        return { ...(await this.buildSigned(pool, stopped, true)), path: 'rebuilt' };
+      } catch (error) {
+        if (!(error instanceof CloseRefusedError) || error.code !== 'RESCUE_NOT_POSSIBLE') throw error;
+        this.logger.warn({ pool, err: error.message }, 'the rescue is not possible: unwinding instead');
+        return { ...(await this.buildSigned(pool, stopped)), path: 'rebuilt' };
+      }
+    }
     const entry = this.presigned.get(pool);
     if (attempt === 0 && entry && this.stillGood(decision, entry)) {
       return { signed: entry.signed, builtBy: entry.builtBy, rule: entry.rule, path: 'presigned' };
@@ -70,15 +84,15 @@ export class CloseChoice {
    * Nothing is signed before the signing rule accepts it: a build of the service's it refuses is built again here
    * from the ledger (and the service is not asked again within this close), which must pass the same rule.
    */
-  async buildSigned(pool: string, stopped: () => boolean): Promise<SignedClose> {
+  async buildSigned(pool: string, stopped: () => boolean, rescue = false): Promise<SignedClose> {
     const passphrase = await this.passphrase();
     let ledgerOnly = false;
     for (let round = 0; round <= MAX_APPROVALS; round += 1) {
-      let built: BuiltClose = await this.service.build(pool, { ledgerOnly });
+      let built: BuiltClose = await this.service.build(pool, { ledgerOnly, rescue });
       let checked = await this.guard.check(pool, built);
       if (!checked.ok && built.builtBy === 'service') {
         ledgerOnly = true;
-        built = await this.service.build(pool, { ledgerOnly });
+        built = await this.service.build(pool, { ledgerOnly, rescue });
         checked = await this.guard.check(pool, built);
       }
       if (!checked.ok) throw new CloseRefusedError('TRANSACTION_REFUSED', `${checked.reason}: ${checked.detail}`);

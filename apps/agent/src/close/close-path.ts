@@ -6,6 +6,8 @@ export interface Decision {
   readonly snapshot: RiskSnapshot;
   /** The account's sequence number when the decision was taken. */
   readonly accountSequence: string | undefined;
+  /** A liquidation auction runs against the wallet in the pool: rescue it (ADR 027), unwind if that cannot be. */
+  readonly rescue?: boolean;
 }
 
 /** A close signed ahead, who built it, and what the signing rule checked it against (absent for the mock's). */

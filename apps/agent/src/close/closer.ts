@@ -45,10 +45,13 @@ export class Closer {
     if (this.inFlight.has(pool)) return undefined;
     const decidedAtMs = Date.now();
     const decisionId = randomUUID();
-    const cooldown = `cooldown:${this.wallet}:${pool}`;
+    // A rescue deletes the auction it answers (request 9): sent twice, the second fails on the ledger and moves
+    // nothing. So a new auction after an earlier close or rescue is acted on at once, not after the cooldown; the
+    // lease of its own only keeps two decisions from running together.
+    const cooldown = decision.rescue ? `rescue:${this.wallet}:${pool}` : `cooldown:${this.wallet}:${pool}`;
     const cooldownMs = this.config.CLOSE_COOLDOWN_TTL * 1000;
     if (!(await this.leases.acquire(cooldown, decisionId, cooldownMs))) return undefined;
-    const recent = await this.audit.recent(pool, decidedAtMs - cooldownMs);
+    const recent = decision.rescue ? undefined : await this.audit.recent(pool, decidedAtMs - cooldownMs);
     if (recent && recent.outcome !== 'failed') {
       this.logger.info({ pool, outcome: recent.outcome, txHash: recent.txHash }, 'a close of this pool is recent: not closing again');
       return undefined;
@@ -57,7 +60,7 @@ export class Closer {
     const work = this.path
       .carryOut(decision, decidedAtMs)
       .then(async (closed) => {
-        if (!closed) await this.leases.release(cooldown, decisionId);
+        if (!closed || decision.rescue) await this.leases.release(cooldown, decisionId);
       })
       .catch(async (error: unknown) => {
         this.logger.error({ pool, err: error }, 'close failed unexpectedly');

@@ -72,7 +72,8 @@ export class SentCloses implements ClosePath {
 
   /** No transaction could be built: a position that is gone ends the decision, anything else fails it. */
   private async notBuilt(decision: Decision, decidedAtMs: number, error: Error, lastHash: string | undefined) {
-    const gone = error instanceof CloseRefusedError && error.code.startsWith('NO_');
+    // No position left, or (a rescue) no auction left: nothing to do, not a failure.
+    const gone = error instanceof CloseRefusedError && (error.code.startsWith('NO_') || error.code === 'AUCTION_NOT_FOUND');
     await this.audit.record(decision, decidedAtMs, {
       txHash: null,
       outcome: gone ? 'skipped' : 'failed',

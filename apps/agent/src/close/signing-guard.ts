@@ -8,6 +8,7 @@ import {
 import type { AgentConfig } from '../config/agent.config';
 import type { LedgerView } from '../ledger/ledger-view';
 import type { BuiltClose } from './built-close';
+import { RescueTarget } from './rescue-target';
 import type { SigningRefusals } from './signing-refusals';
 
 /**
@@ -34,6 +35,7 @@ export class SigningGuard {
     private readonly wallet: string,
     private readonly ledger: LedgerView,
     private readonly refusals: SigningRefusals,
+    private readonly rescueTarget: RescueTarget = new RescueTarget(),
   ) {}
 
   /** The verdict on `built` (a close of `pool`); a refusal is recorded before it is returned. */
@@ -59,6 +61,8 @@ export class SigningGuard {
       slippageBps: this.config.SLIPPAGE,
       latestLedger: read.latestLedger,
       approvalLedgers: APPROVAL_LEDGERS,
+      // Request 9 only while the ledger itself shows an auction against the wallet (never on the service's word).
+      ...(read.auction && { rescue: { targetHealthFactor: this.rescueTarget.scaled } }),
     };
     const verdict = verifyCloseTransaction(built.unsignedXdr, context);
     if (verdict.ok) return { ok: true, context };

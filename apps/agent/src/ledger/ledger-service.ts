@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { BuiltClose } from '../close/built-close';
 import type { CloseBuilder } from '../close/close-builder';
 import type { NetworkFee } from '../close/presigned-cache';
-import type { AgentService, PoolPrices, RiskReading } from '../service/agent-service';
+import type { AgentService, BuildOptions, PoolPrices, RiskReading } from '../service/agent-service';
 import { LedgerView, type PoolAtLedger } from './ledger-view';
 
 /**
@@ -73,7 +73,12 @@ export class LedgerService implements AgentService {
     return { ask: await this.ledger.fees.ask(), maxTotalFee: BigInt(this.maxCloseFeeStroops) };
   }
 
-  build(pool: string): Promise<BuiltClose> {
-    return this.builder.build(pool);
+  build(pool: string, options: BuildOptions = {}): Promise<BuiltClose> {
+    return options.rescue ? this.builder.buildRescue(pool) : this.builder.build(pool);
+  }
+
+  /** Whether the ledger shows an auction against the wallet in the pool (service mode asks for a wallet under 1.0). */
+  auction(pool: string): Promise<boolean> {
+    return this.ledger.auction(pool);
   }
 }

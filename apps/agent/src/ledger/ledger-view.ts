@@ -11,15 +11,19 @@ import {
   SwapReceiverClient,
   TokenClient,
   type UnwindPosition,
+  isRescueRefusal,
   isUnwindRouteRefusal,
   missingApproval,
   networkFromPassphrase,
+  planRescue,
   poolActivitySince,
+  poolSubmitOperation,
   prepareInvocation,
   readAccountBalance,
   routeUnwind,
   summarizePositions,
   unwindOperation,
+  withAuctionDeleted,
 } from '@rp/ledger';
 import type { CloseStrategy } from '../config/agent.config';
 import type { SnapshotPosition } from '../store/agent-store';
@@ -115,22 +119,33 @@ export class LedgerView {
 
   async position(poolId: string): Promise<LedgerPosition | undefined> {
     const { reader } = await this.context();
-    const held = await reader.loadWallet(poolId, this.wallet);
+    // The auction against the wallet comes in the same call: degraded mode sees it the ledger it appears.
+    const held = await reader.loadWallet(poolId, this.wallet, true);
     if (held.positions.collateral.size === 0 && held.positions.liabilities.size === 0) return undefined;
     const pool = await this.poolAt(poolId, held.latestLedger);
-    return { position: this.summarize(poolId, pool, held.positions), pool };
+    const position = this.summarize(poolId, pool, held.positions);
+    return { position: held.auction ? { ...position, auction: true } : position, pool };
+  }
+
+  /** Whether a user liquidation auction runs against the wallet in the pool (the pool's Auction entry). */
+  async auction(poolId: string): Promise<boolean> {
+    const { reader } = await this.context();
+    return (await reader.loadWallet(poolId, this.wallet, true)).auction === true;
   }
 
   /** What the signing rule checks a close of `poolId` against: the position, the account's sequence, the ledger. */
-  async signingRead(poolId: string): Promise<{ position: UnwindPosition; accountSequence: string; latestLedger: number }> {
+  async signingRead(
+    poolId: string,
+  ): Promise<{ position: UnwindPosition; accountSequence: string; latestLedger: number; auction: boolean }> {
     const { reader } = await this.context();
-    const held = await reader.loadWallet(poolId, this.wallet);
+    const held = await reader.loadWallet(poolId, this.wallet, true);
     if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
     const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
     return {
       position: { reserves: pool.reserves, positions: held.positions, prices },
       accountSequence: held.account.sequence,
       latestLedger: held.latestLedger,
+      auction: held.auction === true,
     };
   }
 
@@ -147,7 +162,7 @@ export class LedgerView {
    */
   async buildClose(poolId: string, strategy: CloseStrategy, target: number, slippageBps: number): Promise<BuiltClose> {
     const { reader, network } = await this.context();
-    const held = await reader.loadWallet(poolId, this.wallet);
+    const held = await reader.loadWallet(poolId, this.wallet, true);
     if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
     const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
     const tokens = pool.reserveList.filter(
@@ -179,7 +194,7 @@ export class LedgerView {
           approval.amount,
           held.latestLedger + APPROVAL_LEDGERS,
         )
-      : unwindOperation(poolId, this.wallet, plan);
+      : unwindOperation(poolId, this.wallet, withAuctionDeleted(plan, this.wallet, held.auction));
     const prepared = await prepareInvocation(this.rpc, {
       source: held.account,
       operation,
@@ -192,6 +207,32 @@ export class LedgerView {
       route: approval ? 'approve' : plan.route,
       builtBy: 'ledger',
     };
+  }
+
+  /**
+   * The rescue built here (ledger mode), as txb builds RESCUE: repay (else supply collateral) just enough to reach
+   * `target`, then DeleteLiquidationAuction, in one `submit`. `RESCUE_NOT_POSSIBLE` when the funds fall short.
+   */
+  async buildRescue(poolId: string, target: number, slippageBps: number): Promise<BuiltClose> {
+    const { reader, network } = await this.context();
+    const held = await reader.loadWallet(poolId, this.wallet, true);
+    if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
+    if (!held.auction) throw new CloseRefusedError('AUCTION_NOT_FOUND', 'no liquidation auction runs against the wallet');
+    const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
+    const plan = planRescue(
+      { reserves: pool.reserves, positions: held.positions, prices },
+      { balances: await this.balances(pool.reserveList) },
+      { wallet: this.wallet, slippageBps, target: BigInt(Math.round(target * 1e7)), poolStatus: pool.config.status },
+    );
+    if (isRescueRefusal(plan)) throw new CloseRefusedError('RESCUE_NOT_POSSIBLE', JSON.stringify(plan, bigints));
+    const prepared = await prepareInvocation(this.rpc, {
+      source: held.account,
+      operation: poolSubmitOperation(poolId, this.wallet, plan.requests),
+      validUntil: new Date(Date.now() + OWN_BUILD_LIFETIME_S * 1000),
+      network,
+      errorNames: BLEND_POOL_CALL_ERRORS,
+    });
+    return { unsignedXdr: prepared.transactionXdr, route: 'rescue', builtBy: 'ledger' };
   }
 
   private summarize(poolId: string, at: PoolAtLedger, positions: Positions): SnapshotPosition {

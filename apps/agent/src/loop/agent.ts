@@ -158,21 +158,27 @@ export class Agent {
     this.state.lastPollAt = new Date().toISOString();
     this.metrics.poll(reading.mode);
 
-    const endangered = reading.positions.filter((position) => isAtLeast(position.riskLevel, 'high'));
+    const endangered = reading.positions.filter((position) => position.auction === true || isAtLeast(position.riskLevel, 'high'));
     this.presigned.retain(new Set(endangered.map((position) => position.poolAddress)));
     await Promise.all(
       endangered.map(async (position) => {
         const pool = position.poolAddress;
         if (this.closer.busy(pool)) return;
         const prices = await reading.prices(pool);
-        if (isAtLeast(position.riskLevel, this.actLevel)) {
+        // An auction against the wallet is acted on whatever the level: the rescue goes out the ledger it is seen.
+        if (position.auction === true || isAtLeast(position.riskLevel, this.actLevel)) {
           const snapshot: RiskSnapshot = {
             positions: reading.positions,
             prices: prices.prices,
             ledger: prices.ledger,
             source: reading.source,
           };
-          await this.closer.act({ poolAddress: pool, snapshot, accountSequence: this.state.account?.sequence });
+          await this.closer.act({
+            poolAddress: pool,
+            snapshot,
+            accountSequence: this.state.account?.sequence,
+            ...(position.auction === true && { rescue: true }),
+          });
         } else {
           await this.refresh(position, prices.prices);
         }

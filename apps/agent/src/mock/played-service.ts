@@ -1,6 +1,6 @@
 import type { AccountBalance } from '@rp/ledger';
 import type { BuiltClose } from '../close/built-close';
-import type { AgentService, RiskReading } from '../service/agent-service';
+import type { AgentService, BuildOptions, RiskReading } from '../service/agent-service';
 import type { MockService } from './mock-service';
 
 /** The played wallet's account: a fixed sequence number and 100 XLM for fees. */
@@ -35,7 +35,7 @@ export class PlayedService implements AgentService {
     return undefined;
   }
 
-  async build(_pool: string, options: { accountSequence?: string } = {}): Promise<BuiltClose> {
+  async build(_pool: string, options: BuildOptions = {}): Promise<BuiltClose> {
     return this.mock.build(options.accountSequence ?? '1');
   }
 }

@@ -12,6 +12,17 @@ export interface PoolPrices {
   readonly ledger: number | null;
 }
 
+/**
+ * `ledgerOnly`: the service's build was refused by the signing rule, build it from the ledger. `accountSequence`: the
+ * account's sequence number (the played service builds on it). `rescue`: an auction runs against the wallet, build
+ * the RESCUE (just enough in, then request 9) instead of the close.
+ */
+export interface BuildOptions {
+  readonly ledgerOnly?: boolean;
+  readonly accountSequence?: string;
+  readonly rescue?: boolean;
+}
+
 /** One reading of the wallet's positions. */
 export interface RiskReading {
   readonly mode: AgentMode;
@@ -41,5 +52,5 @@ export interface AgentService {
    * The close of a pool, unsigned and priced. `ledgerOnly`: the service's build was refused by the signing rule,
    * build it from the ledger. `accountSequence`: the account's sequence number (the played service builds on it).
    */
-  build(pool: string, options?: { ledgerOnly?: boolean; accountSequence?: string }): Promise<BuiltClose>;
+  build(pool: string, options?: BuildOptions): Promise<BuiltClose>;
 }

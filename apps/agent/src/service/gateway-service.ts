@@ -6,7 +6,8 @@ import type { NetworkFee } from '../close/presigned-cache';
 import type { AgentConfig } from '../config/agent.config';
 import type { LedgerService } from '../ledger/ledger-service';
 import type { Subscription } from '../subscription/subscription';
-import type { AgentService, RiskReading } from './agent-service';
+import { RescueTarget } from '../close/rescue-target';
+import type { AgentService, BuildOptions, RiskReading } from './agent-service';
 import { KeyRejectedError, type ServiceClient, ServiceRefusedError, ServiceUnavailableError } from './service-client';
 
 /**
@@ -26,6 +27,7 @@ export class GatewayService implements AgentService {
     private readonly ledger: LedgerService,
     private readonly builder: CloseBuilder,
     private readonly logger: Logger,
+    private readonly rescueTarget: RescueTarget = new RescueTarget(),
   ) {}
 
   async read(): Promise<RiskReading> {
@@ -33,13 +35,17 @@ export class GatewayService implements AgentService {
     if (apiKey) {
       try {
         const answer = await this.client.risk(apiKey, this.wallet);
-        const positions = answer.positions.map((position) => ({
-          poolAddress: position.poolAddress,
-          healthFactor: position.healthFactor,
-          riskLevel: position.riskLevel,
-          collateralValueUsd: Number(position.collateralValueUsd),
-          liabilityValueUsd: Number(position.liabilityValueUsd),
-        }));
+        this.rescueTarget.follow(answer.levels);
+        const positions = await Promise.all(
+          answer.positions.map(async (position) => ({
+            poolAddress: position.poolAddress,
+            healthFactor: position.healthFactor,
+            riskLevel: position.riskLevel,
+            collateralValueUsd: Number(position.collateralValueUsd),
+            liabilityValueUsd: Number(position.liabilityValueUsd),
+            ...((await this.auctionAgainst(position)) && { auction: true }),
+          })),
+        );
         for (const position of positions) this.ledger.know(position.poolAddress);
         return { mode: 'service', source: 'service', positions, prices: (pool) => this.ledger.prices(pool) };
       } catch (error) {
@@ -58,7 +64,7 @@ export class GatewayService implements AgentService {
     return this.ledger.networkFee();
   }
 
-  async build(pool: string, options: { ledgerOnly?: boolean } = {}): Promise<BuiltClose> {
+  async build(pool: string, options: BuildOptions = {}): Promise<BuiltClose> {
     const apiKey = options.ledgerOnly ? undefined : this.subscription.apiKey();
     if (apiKey) {
       try {
@@ -66,7 +72,9 @@ export class GatewayService implements AgentService {
           walletAddress: this.wallet,
           poolAddress: pool,
           slippageBps: this.config.SLIPPAGE,
-          ...(this.config.CLOSE_STRATEGY === 'deleverage' && { targetHealthFactor: this.config.TARGET_HEALTH_FACTOR }),
+          ...(options.rescue
+            ? { action: 'RESCUE' as const, targetHealthFactor: this.rescueTarget.value }
+            : this.config.CLOSE_STRATEGY === 'deleverage' && { targetHealthFactor: this.config.TARGET_HEALTH_FACTOR }),
         });
         return await this.builder.priced({
           unsignedXdr: answer.transaction.transactionXdr,
@@ -80,7 +88,19 @@ export class GatewayService implements AgentService {
         this.unavailable(error);
       }
     }
-    return this.ledger.build(pool);
+    return this.ledger.build(pool, options);
+  }
+
+  /**
+   * Whether an auction runs against the wallet: asked of the pool's Auction entry on the ledger when the service's
+   * `liquidation_auction` trigger says so or the position is under 1.0 (the only kind an auction can start against),
+   * so the rescue goes out the poll the agent sees the auction even before the monitor flags it, and a trigger that
+   * outlives a deleted auction starts nothing. When the ledger cannot be read, the trigger decides.
+   */
+  private async auctionAgainst(position: { poolAddress: string; healthFactor: number | null; triggers?: readonly string[] }) {
+    const flagged = position.triggers?.includes('liquidation_auction') === true;
+    if (!flagged && (position.healthFactor === null || position.healthFactor >= 1)) return false;
+    return this.ledger.auction(position.poolAddress).catch(() => flagged);
   }
 
   /** A refused key is told to the subscription; anything but the service being unavailable is thrown on. */

@@ -25,8 +25,9 @@ export class ServiceRefusedError extends Error {
   }
 }
 
-/** What the agent asks txb to build: always an UNWIND of its own wallet's position in one pool. */
+/** What the agent asks txb to build: an UNWIND (or a RESCUE from an auction) of its own wallet's position in one pool. */
 export interface UnwindBuildRequest {
+  action?: 'UNWIND' | 'RESCUE';
   walletAddress: string;
   poolAddress: string;
   slippageBps: number;
@@ -58,7 +59,7 @@ export class ServiceClient {
   build(apiKey: string, request: UnwindBuildRequest): Promise<Answer<'buildTransaction'>> {
     return this.call('POST /api/v1/txb/build', () =>
       this.api.POST('/api/v1/txb/build', {
-        body: { action: 'UNWIND', ...request },
+        body: { ...request, action: request.action ?? 'UNWIND' },
         headers: { [API_KEY_HEADER]: apiKey },
       }),
     );

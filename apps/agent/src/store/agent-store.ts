@@ -28,7 +28,10 @@ export type CloseSource = 'service' | 'ledger' | 'mock';
 export type SnapshotPosition = Pick<
   RiskPositionView,
   'poolAddress' | 'healthFactor' | 'riskLevel' | 'collateralValueUsd' | 'liabilityValueUsd'
->;
+> & {
+  /** A user liquidation auction runs against the wallet in the pool: the agent rescues it (ADR 027). */
+  auction?: boolean;
+};
 
 /** Positions and prices when the agent decided to close (DECISIONS.md, Agent: audit record). */
 export interface RiskSnapshot {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
 import { CallerIdentity, KeyIntrospection } from '@rp/contracts';
 import { ApiError, type HttpReply, type HttpRequest, attachCallerIdentity } from '@rp/platform';
 import { apiKeyRequired, identityOf, invalidApiKey, presentedApiKey } from '../auth/api-key';
@@ -8,8 +9,14 @@ import { KeyIntrospectionClient } from '../auth/key-introspection.client';
 import { GatewayConfig } from '../config/gateway.config';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { rateLimited, setRateLimitHeaders } from '../rate-limit/rate-limit-headers';
-import { BucketLimits } from '../rate-limit/token-bucket';
+import { BucketDecision, BucketLimits } from '../rate-limit/token-bucket';
 import { routeAccess } from './route-access';
+
+/** A keyed request admitted without waiting: who calls, and the token taken for the call. */
+export interface HeldAdmission {
+  identity: CallerIdentity;
+  decision: BucketDecision;
+}
 
 /**
  * What stands between a client and a service, in order: classify the route; on keyed routes check the API key
@@ -46,6 +53,28 @@ export class AccessControl {
     // (forwarded-headers.ts) and nothing here reads them.
     if (owned && routeAccess(request.method, pathOf(request.url)) === 'key') await this.admitKey(request, reply);
     else await this.admitByIp(request, reply);
+  }
+
+  /**
+   * The admission `admit` would give a keyed request, decided now or not at all: when the route needs a key, the
+   * request presents one whose active answer is cached here, and this replica's lease of the key's bucket holds a
+   * token, that token is taken and the caller's identity and the decision are returned. Anything else (another
+   * access class, no key or a malformed one, a key not cached or not active, an empty lease) is `undefined` with
+   * nothing taken or counted: the request then goes through `admit`, which decides it as it always has. A request
+   * admitted here is one `admit` would have admitted with the same identity and the same token.
+   */
+  admitHeld(method: string, path: string, headers: IncomingHttpHeaders): HeldAdmission | undefined {
+    if (routeAccess(method, path) !== 'key') return undefined;
+    const presented = presentedApiKey(headers);
+    if (presented.kind !== 'key') return undefined;
+    const answer = this.keys.cachedAnswer(fingerprint(presented.apiKey));
+    if (answer?.active !== true) return undefined;
+    const identity = identityOf(answer);
+    const decision = this.limiter.takeHeld(`key:${identity.keyId}`, {
+      capacity: identity.burst,
+      refillPerMinute: identity.rateLimit,
+    });
+    return decision && { identity, decision };
   }
 
   private async admitByIp(request: HttpRequest, reply: HttpReply): Promise<void> {

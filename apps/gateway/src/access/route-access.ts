@@ -33,17 +33,20 @@ const ACCESS_RULES: readonly AccessRule[] = [
 /** The access class of a request under `/api/v1`; `undefined` for any other path (health, metrics, docs). */
 export function routeAccess(method: string, path: string): RouteAccess | undefined {
   // Services route `/x/` as `/x` (Express, non-strict), so the gateway classifies it the same way.
-  const normalised = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  const normalised = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
   if (!isUnder(normalised, API_PREFIX)) return undefined;
   const verb = method.toUpperCase();
-  const rule = ACCESS_RULES.find(
-    (candidate) =>
-      (candidate.match === 'exact' ? normalised === candidate.path : isUnder(normalised, candidate.path)) &&
-      (!candidate.methods || candidate.methods.includes(verb)),
-  );
-  return rule?.access ?? 'key';
+  for (const rule of ACCESS_RULES) {
+    const matched = rule.match === 'exact' ? normalised === rule.path : isUnder(normalised, rule.path);
+    if (matched && (!rule.methods || rule.methods.includes(verb))) return rule.access;
+  }
+  return 'key';
 }
 
-function isUnder(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`);
+/** `path` is `prefix` or a path below it, matching whole segments (no string built: it runs on every call). */
+export function isUnder(path: string, prefix: string): boolean {
+  if (path.length === prefix.length) return path === prefix;
+  return path.length > prefix.length && path.charCodeAt(prefix.length) === SLASH && path.startsWith(prefix);
 }
+
+const SLASH = 0x2f;

@@ -36,6 +36,11 @@ export class KeyIntrospectionClient {
     return this.cache.cached(id)?.active === true;
   }
 
+  /** The cached answer about a key (expiry applied) while it is fresh, without asking anyone; else `undefined`. */
+  cachedAnswer(id: string): KeyIntrospection | undefined {
+    return this.cache.cached(id);
+  }
+
   /**
    * True when the key is known active, or was answered active within the last 10 minutes: such a key is not being
    * guessed, so its lookup is never held back by what others do from its address. (It is still looked up: this

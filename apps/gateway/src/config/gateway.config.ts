@@ -1,5 +1,5 @@
 import { IsDuration, IsHttpUrl, ServiceConfig } from '@rp/platform';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 
 const positive = { message: '$property must be an integer of at least 1' };
 const hops = { message: '$property must be an integer between 0 and 10' };
@@ -71,4 +71,12 @@ export class GatewayConfig extends ServiceConfig {
   @Min(1, positive)
   @Max(1000, { message: '$property must be an integer from 1 to 1000' })
   RATE_LIMIT_LEASE = 20;
+
+  /**
+   * Forward a keyed `GET` whose key is cached and whose lease holds a token outside Fastify, in one synchronous step
+   * (`routing/fast-path.ts`): the same checks and the same answer for less CPU. `false` sends every call through
+   * Fastify's forwarding routes.
+   */
+  @IsBoolean({ message: '$property must be true or false' })
+  FORWARD_FAST_PATH = true;
 }

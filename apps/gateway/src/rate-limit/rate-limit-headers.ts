@@ -4,9 +4,16 @@ import { BucketDecision } from './token-bucket';
 
 /** `RateLimit-Limit` (capacity), `RateLimit-Remaining`, `RateLimit-Reset` (whole seconds until full). */
 export function setRateLimitHeaders(reply: HttpReply, decision: BucketDecision): void {
-  reply.header('RateLimit-Limit', String(decision.limit));
-  reply.header('RateLimit-Remaining', String(decision.remaining));
-  reply.header('RateLimit-Reset', String(Math.ceil(decision.msUntilFull / 1000)));
+  reply.headers(rateLimitHeaders(decision));
+}
+
+/** The `RateLimit-*` headers of a decision, by their lower-case names (as a reply holds them). */
+export function rateLimitHeaders(decision: BucketDecision): Record<string, string> {
+  return {
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(Math.ceil(decision.msUntilFull / 1000)),
+  };
 }
 
 /** 429 with `Retry-After`: whole seconds until the next token, at least 1. */

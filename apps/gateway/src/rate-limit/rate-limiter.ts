@@ -55,7 +55,7 @@ export class RateLimiter {
     this.local = new LocalTokenBuckets(options.maxLocalBuckets);
     this.retryRedisAfterMs = options.retryRedisAfterMs ?? 1000;
     this.leases = new TokenLeases(
-      (bucketId, limits, cost, want) => this.decide(bucketId, limits, cost, want),
+      (bucketId, limits, cost, want, topUp) => this.decide(bucketId, limits, cost, want, topUp),
       options.maxLease ?? DEFAULT_MAX_LEASE,
       options.maxLocalBuckets,
       (allowed) => {
@@ -94,8 +94,24 @@ export class RateLimiter {
     return this.leases.take(bucketId, limits, cost);
   }
 
+  /** `cost` tokens from this replica's lease of `bucketId` if it holds them, decided now; else `undefined`. */
+  takeHeld(bucketId: string, limits: BucketLimits, cost = 1): BucketDecision | undefined {
+    return this.leases.takeHeld(bucketId, limits, cost);
+  }
+
+  /** Unspent tokens of this replica's lease of `bucketId`. */
+  held(bucketId: string): number {
+    return this.leases.held(bucketId);
+  }
+
   /** Asks the shared bucket (or, while Redis does not answer, the in-process one) for `cost` tokens, up to `want`. */
-  private async decide(bucketId: string, limits: BucketLimits, cost: number, want: number): Promise<BucketDecision> {
+  private async decide(
+    bucketId: string,
+    limits: BucketLimits,
+    cost: number,
+    want: number,
+    topUp = false,
+  ): Promise<BucketDecision> {
     if (this.redis.status !== 'ready') {
       this.failed(`connection is ${this.redis.status}`);
     } else if (Date.now() >= this.skipRedisUntil) {
@@ -103,13 +119,13 @@ export class RateLimiter {
         const decision = await this.shared.take(bucketId, limits, cost, want);
         if (cost > 0) this.local.record(bucketId, limits, decision);
         this.recovered();
-        return this.counted('redis', decision, cost);
+        return this.counted('redis', decision, topUp ? 0 : cost);
       } catch (error) {
         this.skipRedisUntil = Date.now() + this.retryRedisAfterMs;
         this.failed(error instanceof Error ? error.message : String(error));
       }
     }
-    return this.counted('local', { ...this.local.take(bucketId, limits, cost), granted: cost }, cost);
+    return this.counted('local', { ...this.local.take(bucketId, limits, cost), granted: cost }, topUp ? 0 : cost);
   }
 
   private failed(reason: string): void {

@@ -42,15 +42,18 @@ describe('token leases', () => {
     ]);
   });
 
-  it('doubles the lease while a key stays busy, up to its size, and spends it without asking', async () => {
+  it('doubles the lease while a key stays busy, up to its size, topping it up ahead of need', async () => {
     const bucket = sharedBucket(100);
     const spent: boolean[] = [];
     const leases = new TokenLeases(bucket.source, 20, 100, (allowed) => spent.push(allowed), clock);
     const answers = [];
     for (let i = 0; i < 40; i += 1) answers.push(await leases.take('k', LIMITS));
     expect(answers.every((answer) => answer.allowed)).toBe(true);
-    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 8, 10, 10, 10]);
-    expect(spent.length).toBe(40 - bucket.asks.length);
+    // Two asks a call waited for (1, 2), then top-ups, each asked at a quarter of the lease left for what brings it
+    // back to its doubled size (4 - 0, 8 - 1, 10 - 2, ...): never more than one lease (10) held.
+    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 7, 8, 8, 8, 8]);
+    // Every call but the two that asked was decided from the lease: the top-ups came before it ran dry.
+    expect(spent.length).toBe(38);
     // From Redis: the shared level plus this replica's lease; from the lease: the lease only (what is certain).
     expect(answers[1]).toMatchObject({ remaining: 97 + 1 });
     expect(answers[2]).toMatchObject({ remaining: 0 });
@@ -62,8 +65,8 @@ describe('token leases', () => {
     await leases.take('k', LIMITS); // busy from now on
     const answers = await Promise.all(Array.from({ length: 10 }, () => leases.take('k', LIMITS)));
     expect(answers.every((answer) => answer.allowed)).toBe(true);
-    // 1 + 2 + 4 + 8 >= 11: four asks in all, one at a time, never one per call.
-    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 8]);
+    // 1 + 2 + 4 + 7 >= 11: four asks in all (the last two top-ups), one at a time, never one per call.
+    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 7]);
   });
 
   it('never grants more than the shared bucket has, and remembers a refusal until its token is due', async () => {
@@ -79,5 +82,50 @@ describe('token leases', () => {
     now += 501;
     expect(await leases.take('k', LIMITS)).toMatchObject({ allowed: true });
     expect(bucket.asks).toHaveLength(asked + 1);
+  });
+
+  it('decides at once only from tokens already held: never asks, never spends more than the lease, same answer', async () => {
+    const bucket = sharedBucket(100);
+    const spent: boolean[] = [];
+    const leases = new TokenLeases(bucket.source, 20, 100, (allowed) => spent.push(allowed), clock);
+    expect(leases.takeHeld('k', LIMITS)).toBeUndefined(); // no lease yet: the caller takes the waiting way
+    await leases.take('k', LIMITS);
+    await leases.take('k', LIMITS); // busy: a lease of 2, one spent
+    expect(leases.held('k')).toBe(1);
+    const asks = bucket.asks.length;
+    expect(leases.takeHeld('k', LIMITS)).toEqual({
+      allowed: true,
+      limit: LIMITS.capacity,
+      remaining: 0,
+      msUntilOne: 0,
+      msUntilFull: 1000,
+    });
+    expect(leases.takeHeld('k', LIMITS)).toBeUndefined(); // spent: nothing taken, nothing counted
+    expect(leases.held('k')).toBe(0);
+    expect(spent).toEqual([true]); // the one call decided here, counted once
+    // Spending the last token asked for a top-up in the background (the call itself did not wait for it).
+    expect(bucket.asks.slice(asks)).toEqual([{ cost: 1, want: 4 }]);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(leases.held('k')).toBe(4);
+  });
+
+  it('never holds more than one lease, and a quiet key is never topped up', async () => {
+    const bucket = sharedBucket(1000);
+    const leases = new TokenLeases(bucket.source, 20, 100, undefined, clock);
+    for (let i = 0; i < 200; i += 1) {
+      await leases.take('busy', LIMITS);
+      expect(leases.held('busy')).toBeLessThanOrEqual(leaseSize(LIMITS, 20));
+    }
+    const asked = bucket.asks.length;
+    await leases.take('calm', LIMITS);
+    now += BUSY_WITHIN_MS + 1;
+    await leases.take('calm', LIMITS);
+    await Promise.resolve();
+    expect(bucket.asks.slice(asked)).toEqual([
+      { cost: 1, want: 1 },
+      { cost: 1, want: 1 },
+    ]);
+    expect(leases.held('calm')).toBe(0);
   });
 });

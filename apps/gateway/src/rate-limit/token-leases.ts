@@ -6,6 +6,8 @@ export type LeaseSource = (
   limits: BucketLimits,
   cost: number,
   want: number,
+  /** A top-up asked for ahead of need, for no call: not a decision to count. */
+  topUp?: boolean,
 ) => Promise<BucketDecision>;
 
 /** A lease asked for less than this after the bucket's previous one means the key is busy here: the next one doubles. */
@@ -60,12 +62,7 @@ export class TokenLeases {
   async take(bucketId: string, limits: BucketLimits, cost = 1): Promise<BucketDecision> {
     const lease = this.lease(bucketId);
     for (;;) {
-      if (lease.left >= cost) {
-        lease.left -= cost;
-        this.decidedHere(true);
-        const remaining = Math.floor(lease.left);
-        return { allowed: true, limit: limits.capacity, remaining, msUntilOne: 0, msUntilFull: lease.msUntilFull };
-      }
+      if (lease.left >= cost) return this.spend(lease, bucketId, limits, cost);
       if (lease.asking) {
         await lease.asking;
         continue;
@@ -77,6 +74,65 @@ export class TokenLeases {
       }
       return this.ask(lease, bucketId, limits, cost, now);
     }
+  }
+
+  /**
+   * The same take, decided now or not at all: `cost` tokens spent from the lease when it holds them, else
+   * `undefined` with nothing taken (the caller then takes the asynchronous way, which asks or waits). It leaves the
+   * bucket's place in the least-recently-used order as it is: a lease dropped for room is only tokens lost.
+   */
+  takeHeld(bucketId: string, limits: BucketLimits, cost = 1): BucketDecision | undefined {
+    const lease = this.leases.get(bucketId);
+    if (lease === undefined || lease.left < cost) return undefined;
+    return this.spend(lease, bucketId, limits, cost);
+  }
+
+  /** Unspent tokens of this replica's lease of `bucketId` (0 without one). */
+  held(bucketId: string): number {
+    return this.leases.get(bucketId)?.left ?? 0;
+  }
+
+  private spend(lease: Lease, bucketId: string, limits: BucketLimits, cost: number): BucketDecision {
+    lease.left -= cost;
+    this.decidedHere(true);
+    const remaining = Math.floor(lease.left);
+    this.topUpIfLow(lease, bucketId, limits);
+    return { allowed: true, limit: limits.capacity, remaining, msUntilOne: 0, msUntilFull: lease.msUntilFull };
+  }
+
+  /**
+   * A busy key's lease down to a quarter is topped up in the background, so its calls find tokens at hand instead
+   * of waiting for the next lease: the top-up asks for what brings the lease back to its size, never more, so a
+   * replica never holds more than one lease unspent (the bound above is unchanged). A quiet key (a lease of one),
+   * a key no longer busy (its last ask over `BUSY_WITHIN_MS` ago) and a lease already being asked for are left
+   * alone: their next call asks and waits, as before.
+   */
+  private topUpIfLow(lease: Lease, bucketId: string, limits: BucketLimits): void {
+    if (lease.asking || lease.next < 2 || lease.left * 4 > lease.next) return;
+    const now = this.now();
+    if (now - lease.askedAt >= BUSY_WITHIN_MS) return;
+    const target = Math.min(leaseSize(limits, this.maxLease), lease.next * 2);
+    const want = Math.floor(target - lease.left);
+    if (want < 1) return;
+    lease.next = target;
+    lease.askedAt = now;
+    const asking: Promise<unknown> = this.source(bucketId, limits, 1, want, true)
+      .then(
+        (decision) => {
+          lease.msUntilFull = decision.msUntilFull;
+          if (decision.allowed) {
+            lease.left += decision.granted ?? 1;
+            lease.refused = undefined;
+          } else {
+            lease.refused = { decision, until: this.now() + decision.msUntilOne };
+          }
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        if (lease.asking === asking) lease.asking = undefined;
+      });
+    lease.asking = asking;
   }
 
   private async ask(

@@ -8,6 +8,27 @@ const WHOLE_ANSWER_LIMIT = 64 * 1024;
 /** Set by the server for its own connection with the client; never copied from a service's answer. */
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'trailer']);
 
+/** Where an answer goes: the client's response, and what the gateway adds to it. */
+export interface AnswerTarget {
+  readonly res: ServerResponse;
+  /** Called once, when the service has answered: the response is the gateway's to write from then on. */
+  takeOver(): void;
+  /** The gateway's own headers of this answer (the request id, `RateLimit-*`), written over the service's. */
+  ownHeaders(): Readonly<Record<string, unknown>>;
+  /** True once the server has begun to close: the answer then says `Connection: close`. */
+  draining(): boolean;
+}
+
+/** A Fastify reply as an answer's target: taken over (hijacked) when the service answers. */
+export function replyTarget(reply: HttpReply): AnswerTarget {
+  return {
+    res: reply.raw,
+    takeOver: () => reply.hijack(),
+    ownHeaders: () => reply.getHeaders(),
+    draining: () => isDraining(reply.server),
+  };
+}
+
 export interface AnswerEvents {
   /** The service could not be asked or gave no answer: nothing was written, the caller answers for it. */
   failed(error: Error): void;
@@ -35,10 +56,10 @@ export class ForwardedAnswer implements Dispatcher.DispatchHandler {
   private headers: OutgoingHttpHeaders = {};
 
   constructor(
-    private readonly reply: HttpReply,
+    private readonly target: AnswerTarget,
     private readonly events: AnswerEvents,
   ) {
-    this.res = reply.raw;
+    this.res = target.res;
     this.res.once('close', () => {
       if (!this.res.writableFinished) this.controller?.abort(new Error('the client went away'));
     });
@@ -52,14 +73,14 @@ export class ForwardedAnswer implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (statusCode < 200) return; // 1xx: the real answer follows
     this.started = true;
-    this.reply.hijack();
+    this.target.takeOver();
     this.status = statusCode;
     for (const name in headers) {
       const value = headers[name];
       if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name)) this.headers[name] = value;
     }
-    Object.assign(this.headers, this.reply.getHeaders());
-    if (isDraining(this.reply.server)) this.headers['connection'] = 'close';
+    Object.assign(this.headers, this.target.ownHeaders());
+    if (this.target.draining()) this.headers['connection'] = 'close';
     const length = Number(headers['content-length']);
     if (Number.isInteger(length) && length <= WHOLE_ANSWER_LIMIT) {
       this.whole = [];

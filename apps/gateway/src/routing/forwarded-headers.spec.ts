@@ -1,5 +1,5 @@
 import type { HttpRequest } from '@rp/platform';
-import { forwardedHeaders } from './forwarded-headers';
+import { forwardedHeaders, hopOf } from './forwarded-headers';
 
 function request(headers: Record<string, string | string[]>, peer = '10.0.0.9'): HttpRequest {
   return {
@@ -10,9 +10,13 @@ function request(headers: Record<string, string | string[]>, peer = '10.0.0.9'):
   } as unknown as HttpRequest;
 }
 
+function forwardedOf(from: HttpRequest, internalHeaders: ReadonlySet<string>) {
+  return forwardedHeaders(from.headers, hopOf(from), internalHeaders);
+}
+
 describe('the headers a service receives', () => {
   it('drops hop-by-hop headers and every name the client lists in Connection', () => {
-    const forwarded = forwardedHeaders(
+    const forwarded = forwardedOf(
       request({
         connection: 'keep-alive, X-Private-Hop',
         'keep-alive': 'timeout=5',
@@ -39,7 +43,7 @@ describe('the headers a service receives', () => {
   });
 
   it('keeps the API key and client copies of the internal headers at the edge', () => {
-    const forwarded = forwardedHeaders(
+    const forwarded = forwardedOf(
       request({ authorization: 'Bearer rp_test_x', 'x-api-key': 'rp_test_y', 'x-rp-identity': 'forged' }),
       new Set(['x-rp-identity']),
     );
@@ -49,11 +53,11 @@ describe('the headers a service receives', () => {
   });
 
   it("appends this hop's peer to the client's X-Forwarded-For chain and says how the gateway was reached", () => {
-    expect(forwardedHeaders(request({ 'x-forwarded-for': '203.0.113.7' }), new Set())).toMatchObject({
+    expect(forwardedOf(request({ 'x-forwarded-for': '203.0.113.7' }), new Set())).toMatchObject({
       'x-forwarded-for': '203.0.113.7, 10.0.0.9',
       'x-forwarded-proto': 'https',
       'x-forwarded-host': 'api.example.com',
     });
-    expect(forwardedHeaders(request({}), new Set())['x-forwarded-for']).toBe('10.0.0.9');
+    expect(forwardedOf(request({}), new Set())['x-forwarded-for']).toBe('10.0.0.9');
   });
 });

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpRequest } from '@rp/platform';
 
 /**
@@ -24,18 +25,31 @@ const RECOMPUTED = 'content-length';
 /** The API key stays at the edge: services trust the signed identity instead. */
 const EDGE_CREDENTIALS = new Set(['authorization', 'x-api-key']);
 
+/** What the gateway saw of the hop a request came in on (through the proxies `TRUST_PROXY` trusts). */
+export interface IncomingHop {
+  /** The socket's peer address. */
+  peer: string;
+  protocol: string;
+  host: string;
+}
+
+/** The hop of a request Fastify has read. */
+export function hopOf(request: HttpRequest): IncomingHop {
+  return { peer: request.raw.socket.remoteAddress ?? 'unknown', protocol: request.protocol, host: request.host };
+}
+
 /**
- * The headers a service receives for `request`: the client's, without hop-by-hop headers, without the names the
- * client lists in `Connection`, without its credentials, without any copy of the gateway's internal headers and
- * without `Content-Length` (set again for the bytes forwarded);
+ * The headers a service receives for a request with `incoming` headers: the client's, without hop-by-hop headers,
+ * without the names the client lists in `Connection`, without its credentials, without any copy of the gateway's
+ * internal headers and without `Content-Length` (set again for the bytes forwarded);
  * plus `X-Forwarded-For` (the client's chain with this hop's peer appended), `-Proto` and `-Host` as the gateway
  * saw them (through the proxies `TRUST_PROXY` trusts).
  */
 export function forwardedHeaders(
-  request: HttpRequest,
+  incoming: IncomingHttpHeaders,
+  hop: IncomingHop,
   internalHeaders: ReadonlySet<string>,
 ): Record<string, string | string[]> {
-  const incoming = request.headers;
   const listed = connectionTokens(incoming.connection);
   const headers: Record<string, string | string[]> = {};
   // for...in, not Object.entries: no array of pairs per request (Node's parsed headers have no inherited keys).
@@ -46,12 +60,11 @@ export function forwardedHeaders(
     if (internalHeaders.has(name)) continue;
     headers[name] = value;
   }
-  const peer = request.raw.socket.remoteAddress ?? 'unknown';
-  const chain = request.headers['x-forwarded-for'];
+  const chain = incoming['x-forwarded-for'];
   const prior = Array.isArray(chain) ? chain.join(', ') : chain;
-  headers['x-forwarded-for'] = prior ? `${prior}, ${peer}` : peer;
-  headers['x-forwarded-proto'] = request.protocol;
-  headers['x-forwarded-host'] = request.host;
+  headers['x-forwarded-for'] = prior ? `${prior}, ${hop.peer}` : hop.peer;
+  headers['x-forwarded-proto'] = hop.protocol;
+  headers['x-forwarded-host'] = hop.host;
   return headers;
 }
 

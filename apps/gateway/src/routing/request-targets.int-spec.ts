@@ -1,9 +1,9 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApp, initApp, loadConfig, rawRequest, requestBytes } from '@rp/platform';
+import { createApp, initApp, rawRequest, requestBytes } from '@rp/platform';
 import { gatewayApp } from '../gateway.app';
-import { GatewayConfig } from '../config/gateway.config';
+import { testGatewayConfig } from '../config/test-gateway-config';
 
 /**
  * Request targets a client can write but `fetch` never sends (issue 16 §1): absolute-form, percent-encoded
@@ -25,17 +25,7 @@ describe('request targets at the gateway (real HTTP on loopback, raw sockets)', 
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const service = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-    const config = loadConfig(GatewayConfig, {
-      LOG_LEVEL: 'silent',
-      REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
-      SUBSCRIPTION_URL: service,
-      TXB_URL: service,
-      NOTIFICATIONS_URL: service,
-      PUBLIC_RATE_LIMIT: '100000',
-      PUBLIC_BURST: '100000',
-      KEY_FAILURE_BURST: '100000',
-      KEY_FAILURE_RATE_LIMIT: '100000',
-    });
+    const config = testGatewayConfig(service);
     gateway = await initApp(await createApp(gatewayApp, config));
     await gateway.listen(0, '127.0.0.1');
     port = Number(new URL(await gateway.getUrl()).port);

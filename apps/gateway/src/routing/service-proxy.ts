@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { ErrorCode } from '@rp/contracts';
+import { type CallerIdentity, ErrorCode } from '@rp/contracts';
 import {
   ApiError,
   INTERNAL_HEADERS,
@@ -12,12 +12,12 @@ import {
 } from '@rp/platform';
 import { type Dispatcher, Pool } from 'undici';
 import { GatewayConfig } from '../config/gateway.config';
-import { ForwardedAnswer } from './forwarded-answer';
-import { forwardedHeaders } from './forwarded-headers';
+import { type AnswerTarget, ForwardedAnswer, replyTarget } from './forwarded-answer';
+import { forwardedHeaders, hopOf } from './forwarded-headers';
 import { ServiceRoute, routeFor, serviceRoutes } from './service-routes';
 
 /** Names only the gateway may set: any copy a client sends is dropped before forwarding. */
-const CLIENT_COPIES_DROPPED: ReadonlySet<string> = new Set(INTERNAL_HEADERS);
+export const CLIENT_COPIES_DROPPED: ReadonlySet<string> = new Set(INTERNAL_HEADERS);
 
 /** Connection errors that mean the service is not there (down, restarting, unresolvable): 503, retry later. */
 const UNREACHABLE = new Set([
@@ -80,47 +80,67 @@ export class ServiceProxy implements OnApplicationShutdown {
   readonly forward = (request: HttpRequest, reply: HttpReply): Promise<void> => {
     const query = request.url.indexOf('?');
     const route = this.routeOf(query < 0 ? request.url : request.url.slice(0, query));
-    const pool = route && this.pools.get(route.service);
-    if (!route || !pool) return Promise.reject(new Error(`no service owns ${request.url}`));
+    if (!route) return Promise.reject(new Error(`no service owns ${request.url}`));
     const body = forwardedBody(request);
-    const headers = forwardedHeaders(request, CLIENT_COPIES_DROPPED);
-    Object.assign(headers, this.internalHeaders(request, body));
+    const headers = forwardedHeaders(request.headers, hopOf(request), CLIENT_COPIES_DROPPED);
+    Object.assign(
+      headers,
+      this.internalHeaders(request.method, request.url, request.id, callerIdentity(request), body),
+    );
     return new Promise<void>((resolve, reject) => {
-      const answer = new ForwardedAnswer(reply, {
-        failed: (error) => reject(this.failure(error, request, route)),
+      this.dispatch(route, request.method, request.url, request.id, headers, body, replyTarget(reply), {
+        failed: reject,
         finished: resolve,
-        brokeOff: (how) =>
-          this.logger.warn(
-            { requestId: request.id },
-            `${route.service} ${how} while answering ${request.method} ${request.url}; cutting the client off`,
-          ),
       });
-      pool.dispatch(
-        {
-          method: request.method as Dispatcher.HttpMethod,
-          path: request.url,
-          headers,
-          body,
-        },
-        answer,
-      );
     });
   };
+
+  /**
+   * Sends one call to `route`'s service and carries its answer to `target`. `failed` gets the error to answer
+   * with when the service could not be asked or gave no answer (nothing was written to the client then).
+   */
+  dispatch(
+    route: ServiceRoute,
+    method: string,
+    url: string,
+    requestId: string,
+    headers: Record<string, string | string[]>,
+    body: Buffer | undefined,
+    target: AnswerTarget,
+    events: { failed(error: ApiError): void; finished(): void },
+  ): void {
+    const pool = this.pools.get(route.service) as Pool;
+    const answer = new ForwardedAnswer(target, {
+      failed: (error) => events.failed(this.failure(error, requestId, method, url, route)),
+      finished: events.finished,
+      brokeOff: (how) =>
+        this.logger.warn(
+          { requestId },
+          `${route.service} ${how} while answering ${method} ${url}; cutting the client off`,
+        ),
+    });
+    pool.dispatch({ method: method as Dispatcher.HttpMethod, path: url, headers, body }, answer);
+  }
 
   /**
    * The gateway's own internal headers (any client copy was removed): signed with the token; without one
    * (development) the identity travels unsigned, as services without a token expect it.
    */
-  private internalHeaders(request: HttpRequest, body: Buffer | undefined): Record<string, string> {
-    const identity = callerIdentity(request);
+  internalHeaders(
+    method: string,
+    url: string,
+    requestId: string,
+    identity: CallerIdentity | undefined,
+    body: Buffer | undefined,
+  ): Record<string, string> {
     const token = this.config.INTERNAL_TOKEN;
     if (token) {
       return signInternalRequest({
         token,
-        method: request.method,
+        method,
         // The path exactly as forwarded, query included, which the service checks.
-        path: request.url,
-        requestId: request.id,
+        path: url,
+        requestId,
         identity,
         // The exact bytes forwarded: the service hashes what arrives and refuses any other body.
         body,
@@ -129,18 +149,18 @@ export class ServiceProxy implements OnApplicationShutdown {
     return identity ? { [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity(identity) } : {};
   }
 
-  private failure(error: unknown, request: HttpRequest, route: ServiceRoute): ApiError {
+  private failure(error: unknown, requestId: string, method: string, url: string, route: ServiceRoute): ApiError {
     const code = (error as { code?: string }).code ?? '';
     if (code === 'UND_ERR_HEADERS_TIMEOUT') {
       this.logger.warn(
-        { requestId: request.id },
-        `${route.service} did not answer ${request.method} ${request.url} within ${this.config.UPSTREAM_TIMEOUT_MS} ms`,
+        { requestId },
+        `${route.service} did not answer ${method} ${url} within ${this.config.UPSTREAM_TIMEOUT_MS} ms`,
       );
       return new ApiError(504, ErrorCode.UPSTREAM_TIMEOUT, `The ${route.service} service did not answer in time`);
     }
     this.logger.warn(
-      { requestId: request.id },
-      `${route.service} unreachable for ${request.method} ${request.url}: ${code || (error as Error).message}`,
+      { requestId },
+      `${route.service} unreachable for ${method} ${url}: ${code || (error as Error).message}`,
     );
     if (UNREACHABLE.has(code)) {
       return new ApiError(503, ErrorCode.SERVICE_UNAVAILABLE, `The ${route.service} service is unavailable`, {

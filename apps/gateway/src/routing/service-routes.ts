@@ -1,3 +1,4 @@
+import { isUnder } from '../access/route-access';
 import { GatewayConfig } from '../config/gateway.config';
 
 /** A path prefix under `/api/v1` and the service that owns it. */
@@ -17,5 +18,6 @@ export function serviceRoutes(config: GatewayConfig): ServiceRoute[] {
 
 /** The route owning `path`, matching whole segments (`/api/v1/txbx` is nobody's). */
 export function routeFor(routes: readonly ServiceRoute[], path: string): ServiceRoute | undefined {
-  return routes.find((route) => path === route.prefix || path.startsWith(`${route.prefix}/`));
+  for (const route of routes) if (isUnder(path, route.prefix)) return route;
+  return undefined;
 }

@@ -8,13 +8,28 @@ import { DestinationLanes } from '../delivery/destination-lanes';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
 import { DeliveryQueue } from '../delivery/delivery-queue';
-import type { IntakeOptions, IntakeResult } from './alert';
-import { AlertCooldown } from './cooldown';
+import type { IntakeEntry, IntakeOptions, IntakeOutcome, IntakeResult } from './alert';
+import { AlertCooldown, type CooldownQuestion } from './cooldown';
 import { type AlertIntakeRecord, HistoryRecorder } from '../history/history-recorder';
+
+/** One alert's channels before the cooldown: those that want its level, and those that do not. */
+interface Selection {
+  eligible: ChannelConfigRecord[];
+  /** The configurations below their minimum level (the history's `suppressed`). */
+  below: ChannelConfigRecord[];
+  suppressed: Set<Channel>;
+  onceKey?: string;
+}
+
+type DeliveryJob = { jobId: string; data: DeliveryJobData };
 
 /**
  * Every alert enters here, whatever its source: it picks the wallet's enabled channels that want this level,
  * applies the cooldown per (wallet, pool) and queues one delivery job per (alert, channel configuration).
+ *
+ * Alerts are taken in batches (ADR 028): a batch costs one Redis round trip for every cooldown and once-per-id
+ * decision, one for the destination lanes, one `addBulk` for the jobs and one for the once-keys, whatever its size;
+ * its outcomes are those of the same alerts taken in one after another, in the batch's order.
  */
 @Injectable()
 export class AlertIntake {
@@ -30,32 +45,68 @@ export class AlertIntake {
     private readonly history: HistoryRecorder,
   ) {}
 
+  /** One alert: a batch of one. */
   async submit(alert: RiskAlert, options: IntakeOptions): Promise<IntakeResult> {
-    const taken = await this.take(alert, options);
-    await this.history.recordAlerts([{ alert, source: options.source, ...taken }]);
-    return result(
-      alert.alertId,
-      taken.queued.map((c) => c.channel),
-      new Set(taken.suppressed.map((c) => c.channel)),
-    );
+    const [outcome] = await this.submitBatch([{ alert, options }]);
+    return outcome.result;
   }
 
-  /** The configurations an alert is queued to, and those that hold it back (level below their minimum, cooldown). */
-  private async take(alert: RiskAlert, options: IntakeOptions): Promise<Omit<AlertIntakeRecord, 'alert' | 'source'>> {
-    const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;
-    const enabled = (await this.configs.enabledFor(alert.address)).filter((c) => !wanted || wanted.has(c.channel));
-    const eligible = enabled.filter((c) => isAtLeast(alert.riskLevel, options.minRiskLevel ?? c.minRiskLevel));
-    const below = enabled.filter((c) => !eligible.includes(c));
-    if (eligible.length === 0) return { queued: [], suppressed: below };
-
-    const force = options.bypassCooldown === true || options.source === 'test';
-    const { address, poolAddress, riskLevel, alertId, triggers } = alert;
-    if (!(await this.cooldown.pass(address, poolAddress, riskLevel, force, alertId, triggers))) {
-      return { queued: [], suppressed: enabled };
-    }
-    const queued = await this.queue(alert.alertId, eligible, { alert, source: options.source });
-    this.logger.debug(`alert ${alert.alertId} (${alert.riskLevel}, ${options.source}) queued for ${queued} channel(s)`);
-    return { queued: eligible, suppressed: below };
+  /**
+   * A batch of alerts (the monitor's batch job, the webhook's coalesced requests, the trigger's evaluation): one
+   * outcome per alert, in order. Nothing is queued when it fails (Redis, the database): the caller may submit the
+   * batch again, the job ids and the cooldown's memory of each alert make that safe.
+   */
+  async submitBatch(entries: readonly IntakeEntry[]): Promise<IntakeOutcome[]> {
+    if (entries.length === 0) return [];
+    const channelsOf = await this.enabledByWallet(entries.map((e) => e.alert.address));
+    const selections = entries.map((e) => this.select(e, channelsOf.get(e.alert.address) ?? []));
+    const decisions = await this.cooldown.decide(
+      entries.map(
+        ({ alert, options }, i): CooldownQuestion => ({
+          wallet: alert.address,
+          pool: alert.poolAddress,
+          level: alert.riskLevel,
+          alertId: alert.alertId,
+          triggers: alert.triggers,
+          force: options.bypassCooldown === true || options.source === 'test',
+          cooldown: selections[i].eligible.length > 0,
+          onceKey: selections[i].onceKey,
+        }),
+      ),
+    );
+    const queuedAt = Date.now();
+    const jobs: DeliveryJob[] = [];
+    const onceKeys: string[] = [];
+    const records: AlertIntakeRecord[] = [];
+    const outcomes = entries.map((entry, i): IntakeOutcome => {
+      const { alert, options } = entry;
+      const { eligible, below, suppressed, onceKey } = selections[i];
+      if (decisions[i] === 'duplicate') {
+        return { ...entry, result: { alertId: alert.alertId, queued: [], suppressed: [], duplicate: true } };
+      }
+      if (onceKey) onceKeys.push(onceKey);
+      const held = eligible.length === 0 || decisions[i] === 'held';
+      records.push({
+        alert,
+        source: options.source,
+        queued: held ? [] : eligible,
+        suppressed: held ? [...below, ...eligible] : below,
+      });
+      if (eligible.length === 0) return { ...entry, result: result(alert.alertId, [], suppressed) };
+      if (decisions[i] === 'held') {
+        for (const c of eligible) suppressed.add(c.channel);
+        return { ...entry, result: result(alert.alertId, [], suppressed) };
+      }
+      jobs.push(...this.jobsOf(alert.alertId, eligible, { alert, source: options.source }, queuedAt));
+      const queued = eligible.map((c) => c.channel);
+      return { ...entry, result: result(alert.alertId, queued, suppressed) };
+    });
+    await this.enqueue(jobs);
+    // Marked once queued, not before: an intake that died before the queue is taken in when the sender retries.
+    await this.cooldown.markTaken(onceKeys);
+    await this.history.recordAlerts(records);
+    this.logger.debug(`batch of ${entries.length} alert(s): ${jobs.length} delivery job(s) queued`);
+    return outcomes;
   }
 
   /** Queues one alert to one configuration, whatever its level and the cooldown (the test message). */
@@ -66,24 +117,57 @@ export class AlertIntake {
 
   /**
    * Queues what `content` carries (an alert, or an account's event) to each configuration: one job per
-   * configuration, its id derived from `id` (the same content twice is one job). Lanes first: a worker that picks a
-   * job up finds it in its lane, behind the jobs taken in before it. (A lane entry whose job was never added is
-   * dropped by the next job of the lane.) Returns how many jobs were queued.
+   * configuration, its id derived from `id` (the same content twice is one job). Returns how many jobs were queued.
    */
   async queue(id: string, configs: readonly ChannelConfigRecord[], content: DeliveryContent): Promise<number> {
-    const queuedAt = Date.now();
-    const jobs = configs.map((c) => {
-      const data: DeliveryJobData = { ...content, channel: c.channel, configId: c.id, queuedAt, lane: this.laneOf(c) };
-      return { jobId: deliveryJobId(id, c.channel, c.id), data };
-    });
-    await Promise.all(jobs.map((job) => this.lanes.enqueue(job.data.lane, job.jobId)));
-    await this.deliveries.addBulk(jobs);
+    const jobs = this.jobsOf(id, configs, content, Date.now());
+    await this.enqueue(jobs);
     return jobs.length;
   }
 
   /** The cooldown of (wallet, key) at `level` (see `AlertCooldown`); `id` passes again once it started it. */
   cooldownPasses(wallet: string, key: string, level: RiskLevel, force: boolean, id: string): Promise<boolean> {
     return this.cooldown.pass(wallet, key, level, force, id);
+  }
+
+  /** The enabled configurations of each distinct wallet of a batch, read side by side. */
+  private async enabledByWallet(wallets: readonly string[]): Promise<Map<string, ChannelConfigRecord[]>> {
+    const distinct = [...new Set(wallets)];
+    const found = await Promise.all(distinct.map((wallet) => this.configs.enabledFor(wallet)));
+    return new Map(distinct.map((wallet, i) => [wallet, found[i]]));
+  }
+
+  private select({ alert, options }: IntakeEntry, enabledOfWallet: readonly ChannelConfigRecord[]): Selection {
+    const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;
+    const enabled = enabledOfWallet.filter((c) => !wanted || wanted.has(c.channel));
+    const eligible = enabled.filter((c) => isAtLeast(alert.riskLevel, options.minRiskLevel ?? c.minRiskLevel));
+    const below = enabled.filter((c) => !eligible.includes(c));
+    const suppressed = new Set<Channel>(below.map((c) => c.channel));
+    const onceKey = options.acceptOnce ? `${this.config.keyPrefix()}webhook-alert:${alert.alertId}` : undefined;
+    return { eligible, below, suppressed, onceKey };
+  }
+
+  private jobsOf(
+    id: string,
+    configs: readonly ChannelConfigRecord[],
+    content: DeliveryContent,
+    queuedAt: number,
+  ): DeliveryJob[] {
+    return configs.map((c) => {
+      const data: DeliveryJobData = { ...content, channel: c.channel, configId: c.id, queuedAt, lane: this.laneOf(c) };
+      return { jobId: deliveryJobId(id, c.channel, c.id), data };
+    });
+  }
+
+  /**
+   * Lanes first: a worker that picks a job up finds it in its lane, behind the jobs taken in before it (a lane
+   * entry whose job was never added is dropped by the next job of the lane). A job id twice in a batch (an alert
+   * taken twice) is one job.
+   */
+  private async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
+    const distinct = [...new Map(jobs.map((job) => [job.jobId, job])).values()];
+    await this.lanes.enqueueMany(distinct.map((job) => ({ lane: job.data.lane, jobId: job.jobId })));
+    await this.deliveries.addBulk(distinct);
   }
 
   private laneOf(config: ChannelConfigRecord): string {

@@ -1,4 +1,4 @@
-import type { Channel, RiskLevel } from '@rp/contracts';
+import type { Channel, RiskAlert, RiskLevel } from '@rp/contracts';
 
 export type AlertSource = 'monitor' | 'webhook' | 'trigger' | 'test';
 
@@ -10,10 +10,25 @@ export interface IntakeOptions {
   channels?: Channel[];
   /** The trigger's body `minRiskLevel` overrides the per-channel minimum when given. */
   minRiskLevel?: RiskLevel;
+  /** The inbound webhook: the same `alertId` within 24 hours is taken once (the repeat is a `duplicate`). */
+  acceptOnce?: boolean;
 }
 
 export interface IntakeResult {
   alertId: string;
   queued: Channel[];
   suppressed: Channel[];
+  /** The `alertId` was taken within 24 hours (`acceptOnce`): nothing queued. */
+  duplicate?: true;
+}
+
+/** One alert of a batch handed to the intake. */
+export interface IntakeEntry {
+  alert: RiskAlert;
+  options: IntakeOptions;
+}
+
+/** What the intake did with one alert of a batch (in the batch's order): what the alert history records. */
+export interface IntakeOutcome extends IntakeEntry {
+  result: IntakeResult;
 }

@@ -6,6 +6,7 @@ import { HistoryModule } from '../history/history.module';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { AlertIntake } from './alert-intake.service';
 import { AlertCooldown } from './cooldown';
+import { IntakeBatcher } from './intake-batcher';
 import { TestMessageController } from './test-message.controller';
 import { WebhookController } from './webhook.controller';
 
@@ -25,5 +26,9 @@ import { WebhookController } from './webhook.controller';
 export class AlertsModule {}
 
 /** Role `api`: the inbound alert webhook and the test message. */
-@Module({ imports: [ChannelConfigsModule, AlertsModule], controllers: [TestMessageController, WebhookController] })
+@Module({
+  imports: [ChannelConfigsModule, AlertsModule],
+  providers: [IntakeBatcher],
+  controllers: [TestMessageController, WebhookController],
+})
 export class AlertsRoutesModule {}

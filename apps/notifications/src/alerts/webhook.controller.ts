@@ -1,14 +1,10 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AlertWebhookRequest, parseRiskLevel, type RiskAlert } from '@rp/contracts';
-import { ApiErrorResponse, RedisClient, SecuritySchemeName } from '@rp/platform';
+import { ApiErrorResponse, SecuritySchemeName } from '@rp/platform';
 import { WebhookSecretGuard } from '../admin/secret-guards';
-import { AlertIntake } from './alert-intake.service';
-import { NotificationsSettings } from '../settings/notifications-settings';
+import { IntakeBatcher } from './intake-batcher';
 import { WEBHOOK_ANSWER_SCHEMA } from '../openapi/notification-schemas';
-
-/** An alert id is accepted once within this window. */
-export const WEBHOOK_DEDUPE_SECONDS = 24 * 60 * 60;
 
 export interface WebhookAnswer {
   success: true;
@@ -25,11 +21,7 @@ export interface WebhookAnswer {
 @UseGuards(WebhookSecretGuard)
 @Controller('api/v1/rms/notifications/webhook')
 export class WebhookController {
-  constructor(
-    private readonly intake: AlertIntake,
-    private readonly redis: RedisClient,
-    private readonly config: NotificationsSettings,
-  ) {}
+  constructor(private readonly intake: IntakeBatcher) {}
 
   @Post()
   @HttpCode(202)
@@ -47,18 +39,15 @@ export class WebhookController {
       riskLevel: parseRiskLevel(body.alert.riskLevel) ?? 'critical',
       triggers: [...body.alert.triggers],
     };
-    // Marked seen once queued, not before: a sender whose call died with this process retries and is taken in
-    // (two copies in flight at once queue the same deterministic delivery jobs, which are sent once).
-    const seen = `${this.config.keyPrefix()}webhook-alert:${alert.alertId}`;
-    if ((await this.redis.exists(seen)) === 1) {
-      return { success: true, alertId: alert.alertId, queued: [], suppressed: [], duplicate: true };
-    }
+    // Taken in with the other requests of the moment (one batch, one round trip); the same alertId within 24 h is
+    // a duplicate, remembered once its deliveries are queued, not before: a sender whose call died with this process
+    // retries and is taken in (two copies in flight at once queue the same deterministic jobs, sent once).
     const result = await this.intake.submit(alert, {
       source: 'webhook',
       channels: body.routing?.channels,
       bypassCooldown: body.routing?.priority === 'urgent',
+      acceptOnce: true,
     });
-    await this.redis.set(seen, '1', 'EX', WEBHOOK_DEDUPE_SECONDS);
     return { success: true, ...result };
   }
 }

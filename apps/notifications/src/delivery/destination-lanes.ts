@@ -8,9 +8,12 @@ import type { Pace } from './destination';
  * - pacing: the earliest time of the next send per pace key (Telegram chat/group/bot, webhook); a send takes a slot
  *   only when every key of the destination is free, otherwise the caller learns how long to wait.
  */
+// Per job: KEYS lane, laned key; ARGV job id. A job is pushed to its lane once (a batch in one round trip).
 const ENQUEUE = `
-if redis.call('SET', KEYS[2], '1', 'NX', 'EX', 86400) then redis.call('RPUSH', KEYS[1], ARGV[1]) end
-redis.call('EXPIRE', KEYS[1], 172800)
+for i = 1, #ARGV do
+  if redis.call('SET', KEYS[2 * i], '1', 'NX', 'EX', 86400) then redis.call('RPUSH', KEYS[2 * i - 1], ARGV[i]) end
+  redis.call('EXPIRE', KEYS[2 * i - 1], 172800)
+end
 return 1`;
 const TAKE_SLOT = `
 local t = redis.call('TIME')
@@ -93,7 +96,18 @@ export class DestinationLanes {
   }
 
   async enqueue(destinationKey: string, jobId: string): Promise<void> {
-    await this.run(SCRIPTS.enqueue, [this.lane(destinationKey), `${this.prefix}laned:${jobId}`], [jobId]);
+    await this.enqueueMany([{ lane: destinationKey, jobId }]);
+  }
+
+  /** Each job at the end of its lane, in this order (once: a job already laned stays where it is); one round trip. */
+  async enqueueMany(jobs: readonly { lane: string; jobId: string }[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const keys = jobs.flatMap(({ lane, jobId }) => [this.lane(lane), `${this.prefix}laned:${jobId}`]);
+    await this.run(
+      SCRIPTS.enqueue,
+      keys,
+      jobs.map((job) => job.jobId),
+    );
   }
 
   private sentKey(jobId: string): string {

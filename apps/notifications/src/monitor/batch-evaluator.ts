@@ -23,9 +23,6 @@ export interface BatchOutcome {
   readonly alerts: number;
 }
 
-/** Alerts of one batch handed to the intake at once. */
-const INTAKE_PARALLELISM = 32;
-
 /**
  * One batch job of a round: the batch's positions in every watched pool, from the cache when nothing moved and from
  * the ledger otherwise (200 keys per `getLedgerEntries`), valued against the round's pools and prices; an alert goes
@@ -80,9 +77,15 @@ export class MonitorBatchEvaluator {
       }),
     );
     const recorded = this.history.recordReadings(job.round, new Date(evaluatedAt), readings);
-    for (let i = 0; i < alerts.length; i += INTAKE_PARALLELISM) {
-      await Promise.all(alerts.slice(i, i + INTAKE_PARALLELISM).map((alert) => this.submit(alert)));
-    }
+    // The batch's alerts to the intake at once: one round trip for their cooldowns, one addBulk (ADR 028). An
+    // auction started this round is sent whatever the cooldown (decisions, "Risk and notifications").
+    for (const alert of alerts) this.metrics.alerts.inc({ level: alert.riskLevel });
+    await this.intake.submitBatch(
+      alerts.map((alert) => {
+        const started = pools.find((p) => p.pool === alert.poolAddress)?.newAuctions?.includes(alert.address) === true;
+        return { alert, options: { source: 'monitor', ...(started && { bypassCooldown: true }) } };
+      }),
+    );
     await recorded;
     const cached = pools.length * wallets.length - due.length;
     this.metrics.positions.inc({ source: 'ledger' }, due.length);
@@ -105,6 +108,9 @@ export class MonitorBatchEvaluator {
       const risk = assessPosition(pool.reserves, pool.prices, positions, bounds, {
         status: pool.status,
         stablecoins: this.stablecoins,
+        ledgerCloseTime: pool.closeTime,
+        previousBorrowRates: pool.previousBorrowRates,
+        liquidationAuction: pool.auctions?.includes(wallet),
       });
       readings.push({ walletAddress: wallet, poolAddress: pool.pool, ...risk });
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
@@ -114,11 +120,6 @@ export class MonitorBatchEvaluator {
       if (error instanceof MissingPriceError) return undefined;
       throw error;
     }
-  }
-
-  private async submit(alert: RiskAlert): Promise<void> {
-    this.metrics.alerts.inc({ level: alert.riskLevel });
-    await this.intake.submit(alert, { source: 'monitor' });
   }
 
   /** Reads positions from the ledger and caches them until a round spread over the refresh period. */

@@ -27,6 +27,11 @@ export class MonitorKeys {
     return `${this.prefix}rms:positions:${pool}`;
   }
 
+  /** Set of the users with a live user liquidation auction in a pool, as of the last round. */
+  auctions(pool: string): string {
+    return `${this.prefix}rms:auctions:${pool}`;
+  }
+
   /** The pools (config, reserves, prices) a round evaluates against, read once by its scheduler. */
   roundPools(round: number): string {
     return `${this.prefix}rms:round:${round}:pools`;

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { poolActivitySince } from '@rp/ledger';
+import { type PoolActivity, borrowRates, poolActivitySince } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
 import { NotificationConfigRepository, type WatchedWallet } from '../channel-configs/notification-config.repository';
 import { NotificationsSettings } from '../settings/notifications-settings';
+import { BorrowRateRecord, lastRoundBefore } from '../risk/borrow-rate-record';
 import { PoolSnapshots } from '../risk/pool-snapshots';
 import { RmsLedger } from '../risk/rms-ledger';
 import { MonitorKeys } from './monitor-keys';
@@ -10,6 +11,7 @@ import type { MonitorBatchJob } from './monitor-job';
 import { MonitorMetrics, type RoundOutcome } from './monitor-metrics';
 import { MonitorQueue } from './monitor-queue';
 import { PositionCache } from './position-cache';
+import { RoundAuctions } from './round-auctions';
 import { encodeRoundPools } from './round-pools';
 import { LOCK_TTL_MS, SchedulerLock } from './scheduler-lock';
 
@@ -59,6 +61,8 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
     private readonly keys: MonitorKeys,
     private readonly cache: PositionCache,
     readonly lock: SchedulerLock,
+    private readonly auctions: RoundAuctions,
+    private readonly rateRecord: BorrowRateRecord,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -105,24 +109,33 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
     const started = performance.now();
     const pools = this.ledger.pools();
     // Independent reads, side by side: the watch list, the pools' events (cache invalidation), the pools and prices.
-    const [watched, , snapshots, round] = await Promise.all([
+    const [watched, activity, snapshots, round, rateHistory] = await Promise.all([
       this.watchList(),
       this.forgetMoved(pools, ledger),
       Promise.all(pools.map((pool) => this.snapshots.at(pool, ledger))),
       this.redis.incr(this.keys.roundCounter),
+      this.rateRecord.read(),
     ]);
     this.metrics.walletsWatched.set(watched.length);
+    // Each reserve's borrow rate now, against the last round's (kept in Redis beside the round's pools).
+    const lastRound = lastRoundBefore(rateHistory, ledger);
+    const rates = new Map(snapshots.map((s, i) => [pools[i], borrowRates(s.pool.reserves)]));
+    const auctions = await this.auctions.of(pools, activity?.newAuctions);
     const roundPools = snapshots.map((s, i) => ({
       pool: pools[i],
       reserves: s.pool.reserves,
       prices: s.prices,
       status: s.pool.config.status,
+      closeTime: s.closeTime,
+      previousBorrowRates: lastRound?.rates.get(pools[i]),
+      ...auctions.get(pools[i]),
     }));
     const ttl = this.config.RMS_ROUND_TIMEOUT_MS * 2;
     await this.redis
       .multi()
       .set(this.keys.roundPools(round), encodeRoundPools(roundPools), 'PX', ttl)
       .set(this.keys.currentRound, String(round))
+      .set(...this.rateRecord.next(rateHistory, { ledger, rates }))
       .exec();
     const size = this.config.RMS_MONITOR_BATCH_SIZE;
     const batches: MonitorBatchJob[] = [];
@@ -168,7 +181,8 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
    * network's newest (the network was reset: a sandbox restarted, a test network wiped), every cached position is
    * dropped.
    */
-  private async forgetMoved(pools: readonly string[], ledger: number): Promise<void> {
+  private async forgetMoved(pools: readonly string[], ledger: number): Promise<PoolActivity | undefined> {
+    let activity: PoolActivity | undefined;
     const last = Number(await this.redis.get(this.keys.eventsLedger));
     if (!Number.isInteger(last) || last <= 0 || last > ledger) {
       if (last > ledger)
@@ -176,14 +190,16 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
       await this.cache.clear(pools);
     } else if (last < ledger) {
       try {
-        const activity = await poolActivitySince(this.ledger.rpc(), pools, last + 1);
-        await Promise.all([...activity.touched].map(([pool, wallets]) => this.cache.forget(pool, [...wallets])));
+        activity = await poolActivitySince(this.ledger.rpc(), pools, last + 1);
+        const { touched } = activity;
+        await Promise.all([...touched].map(([pool, wallets]) => this.cache.forget(pool, [...wallets])));
       } catch (error) {
         this.logger.warn(`pool events unreadable (${(error as Error).message}): every position is read again`);
         await this.cache.clear(pools);
       }
     }
     await this.redis.set(this.keys.eventsLedger, String(ledger));
+    return activity;
   }
 
   private async waitForBatches(round: number, batches: number, started: number): Promise<RoundOutcome> {

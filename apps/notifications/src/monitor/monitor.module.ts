@@ -13,6 +13,7 @@ import { MonitorQueue } from './monitor-queue';
 import { MonitorScheduler } from './monitor-scheduler';
 import { MonitorWorker } from './monitor.worker';
 import { PositionCache } from './position-cache';
+import { RoundAuctions } from './round-auctions';
 import { SchedulerLock, schedulerLock } from './scheduler-lock';
 
 /** What the scheduler and the workers share in one process: the risk evaluation, the metrics, the keys and the cache. */
@@ -42,6 +43,7 @@ export class MonitorCoreModule {}
     MonitorQueue,
     { provide: SchedulerLock, useFactory: schedulerLock, inject: [RedisClient, MonitorKeys] },
     MonitorScheduler,
+    RoundAuctions,
   ],
 })
 export class MonitorSchedulerModule {}

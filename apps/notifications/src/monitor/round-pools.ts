@@ -7,6 +7,13 @@ export interface RoundPool {
   readonly prices: SummaryPrices;
   /** The pool's Blend status (`PoolConfig.status`): on ice and frozen raise their triggers. */
   readonly status: number;
+  /** The ledger's close time (unix seconds) when the pool was read: prices older than a wallet's bound are stale. */
+  readonly closeTime?: bigint;
+  /** Each reserve's borrow rate at the monitor's last round (asset -> APR, 7 decimals): `borrow_rate_jump`. */
+  readonly previousBorrowRates?: ReadonlyMap<string, bigint>;
+  /** Users with a liquidation auction against them in the pool, and those whose auction started this round. */
+  readonly auctions?: readonly string[];
+  readonly newAuctions?: readonly string[];
 }
 
 interface BigintJson {

@@ -7,6 +7,8 @@ export interface PoolSnapshot {
   readonly pool: BlendPool;
   readonly prices: OraclePrices;
   readonly ledger: number;
+  /** The close time (unix seconds) of the newest ledger when the pool was read: oracle prices' age is judged by it. */
+  readonly closeTime: bigint | undefined;
 }
 
 interface Cached {
@@ -42,7 +44,8 @@ export class PoolSnapshots {
 
   private async load(poolId: string, ledger: number): Promise<PoolSnapshot> {
     const reader = await this.ledger.poolReader();
-    const pool = await reader.loadPool(poolId);
-    return { pool, prices: await reader.loadPrices(pool), ledger: Math.max(ledger, pool.latestLedger) };
+    const [pool, latest] = await Promise.all([reader.loadPool(poolId), this.ledger.latestClose()]);
+    const prices = await reader.loadPrices(pool);
+    return { pool, prices, ledger: Math.max(ledger, pool.latestLedger), closeTime: latest.closeTime };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RiskLevelBounds, RiskPositionScenarios } from '@rp/contracts';
-import { assessPosition, holdsCollateralOrDebt, liquidationScenarios } from '@rp/ledger';
+import { assessPosition, holdsCollateralOrDebt, liquidationScenarios, loadUserAuctions } from '@rp/ledger';
+import { BorrowRateRecord, lastRoundBefore } from './borrow-rate-record';
 import type { EvaluatedPosition } from './risk-alert';
 import { PoolSnapshots } from './pool-snapshots';
 import { RmsLedger } from './rms-ledger';
@@ -31,6 +32,7 @@ export class RiskEvaluator {
   constructor(
     private readonly ledger: RmsLedger,
     private readonly snapshots: PoolSnapshots,
+    private readonly rateRecord: BorrowRateRecord,
   ) {}
 
   /** `boundsOf`: a wallet's level bounds (the defaults where it answers undefined or is not given). */
@@ -40,25 +42,35 @@ export class RiskEvaluator {
   ): Promise<Evaluation> {
     const pools = this.ledger.pools();
     const stablecoins = this.ledger.stablecoins();
-    const reader = await this.ledger.poolReader();
+    const [reader, rateHistory] = await Promise.all([this.ledger.poolReader(), this.rateRecord.read()]);
     const positions: AssessedPosition[] = [];
     let ledger = 0;
     for (let start = 0; start < wallets.length; start += WALLETS_PER_READ) {
       const slice = wallets.slice(start, start + WALLETS_PER_READ);
-      const read = await reader.loadPositionsAcross(slice.flatMap((user) => pools.map((pool) => ({ pool, user }))));
+      const pairs = slice.flatMap((user) => pools.map((pool) => ({ pool, user })));
+      // Positions and auctions (`liquidation_auction`) of the same pairs, side by side.
+      const [read, auctions] = await Promise.all([
+        reader.loadPositionsAcross(pairs),
+        loadUserAuctions(this.ledger.rpc(), pairs),
+      ]);
       ledger = Math.max(ledger, read.latestLedger);
       const snapshots = await Promise.all(pools.map((pool) => this.snapshots.at(pool, read.latestLedger)));
+      // "Since the last round": the monitor's last round before this ledger (the one before, if it ran this ledger).
+      const lastRound = lastRoundBefore(rateHistory, read.latestLedger);
       for (const wallet of slice) {
         pools.forEach((pool, index) => {
           const held = read.positions.get(pool)?.get(wallet);
           if (!held || !holdsCollateralOrDebt(held)) return;
-          const { pool: state, prices } = snapshots[index];
+          const { pool: state, prices, closeTime } = snapshots[index];
           positions.push({
             wallet,
             pool,
             risk: assessPosition(state.reserves, prices, held, boundsOf(wallet), {
               status: state.config.status,
               stablecoins,
+              ledgerCloseTime: closeTime,
+              previousBorrowRates: lastRound?.rates.get(pool),
+              liquidationAuction: auctions.get(pool)?.has(wallet),
             }),
             scenarios: () => liquidationScenarios(state.reserves, prices, held),
           });

@@ -45,7 +45,17 @@ export const RISK_POSITION_SCHEMA: SchemaObject = {
       example: 1.0812345,
       description: "Blend v2's health factor (7 decimals); null without debt.",
     },
-    triggers: { type: 'array', items: { type: 'string', enum: [...ALERT_TRIGGERS] } },
+    triggers: {
+      type: 'array',
+      items: { type: 'string', enum: [...ALERT_TRIGGERS] },
+      description:
+        'Why the position is at its level, each trigger raising it to at least its own level (with debt): ' +
+        'low_health_factor (below the low bound), stale_oracle (high: the oracle price of an asset held or owed is ' +
+        "older than the wallet's oracleMaxAgeSeconds at the ledger's close time), pool_on_ice (medium), " +
+        'pool_frozen (high), high_utilization (medium / high: a borrowed reserve at the utilization bounds), ' +
+        'stablecoin_depeg (high: a stablecoin held or owed off $1 by more than depegBps), borrow_rate_jump (medium: ' +
+        "a borrowed reserve's rate 1.5 x or more of the monitor's last round).",
+    },
     collateralValueUsd: { type: 'number', description: 'Collateral at oracle prices, before the collateral factor.' },
     liabilityValueUsd: { type: 'number', description: 'Debt at oracle prices, before the liability factor.' },
     recommendedAction: { type: 'string', enum: [...RECOMMENDED_ACTIONS] },

@@ -263,6 +263,40 @@ describe('GET /api/v1/rms/risk/:walletAddress', () => {
     expect(answer.positions[1]).toMatchObject({ triggers: ['stablecoin_depeg'] });
   });
 
+  it("raises stale_oracle when the oracle's XLM price is older than the wallet's oracleMaxAgeSeconds at the close", async () => {
+    const feed = `${sandbox.url}/control/oracles/${scenario.oracle}/feed`;
+    const control = (body: unknown) =>
+      fetch(feed, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    sandbox.control.setup.setPrice(scenario.oracle, scenario.xlm, 5_000_000n); // healthy on its own
+    sandbox.ledger.closeLedger();
+    try {
+      // The feed stopped 240 s before the last close: younger than 300 s at the next close, not stale yet. (Prices
+      // are read once per ledger: a ledger closes after each change. Exactly at the bound: the unit specs.)
+      expect((await control({ running: false, asset: scenario.xlm, ageSeconds: 240 })).status).toBe(200);
+      sandbox.ledger.closeLedger();
+      expect(((await risk(endangered)).body as RiskResponse).positions[0]).toMatchObject({ triggers: [] });
+      await control({ running: false, asset: scenario.xlm, ageSeconds: 600 });
+      sandbox.ledger.closeLedger();
+      const stale = (await risk(endangered)).body as RiskResponse;
+      expect(stale.positions[0]).toMatchObject({
+        riskLevel: 'high',
+        recommendedAction: 'REPAY',
+        triggers: ['stale_oracle'],
+      });
+      // The second pool's position holds USDC only, whose feed runs.
+      expect(stale.positions[1]).toMatchObject({ triggers: [] });
+      // The account allows prices a day old: not stale.
+      await put(app, `/api/v1/rms/config/${endangered}`, { oracleMaxAgeSeconds: 86_400 });
+      expect(((await risk(endangered)).body as RiskResponse).positions[0]).toMatchObject({
+        riskLevel: 'low',
+        triggers: [],
+      });
+    } finally {
+      await put(app, `/api/v1/rms/config/${endangered}`, {});
+      await control({ running: true });
+    }
+  });
+
   it('answers no positions for a wallet that has none', async () => {
     const stranger = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 4242 }).address;
     const answer = await risk(stranger);

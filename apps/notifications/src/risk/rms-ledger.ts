@@ -61,4 +61,16 @@ export class RmsLedger {
   async latestLedger(): Promise<number> {
     return (await this.rpc().getLatestLedger()).sequence;
   }
+
+  /**
+   * The newest ledger and its close time (unix seconds), which oracle prices' age is judged against: stellar-rpc 23
+   * answers it in `getLatestLedger`; an older RPC through `getLedgers`.
+   */
+  async latestClose(): Promise<{ sequence: number; closeTime: bigint | undefined }> {
+    const latest: { sequence: number; closeTime?: string } = await this.rpc().getLatestLedger();
+    if (latest.closeTime !== undefined) return { sequence: latest.sequence, closeTime: BigInt(latest.closeTime) };
+    const page = await this.rpc().getLedgers({ startLedger: latest.sequence, pagination: { limit: 1 } });
+    const closeTime = page.ledgers[0]?.ledgerCloseTime;
+    return { sequence: latest.sequence, closeTime: closeTime === undefined ? undefined : BigInt(closeTime) };
+  }
 }

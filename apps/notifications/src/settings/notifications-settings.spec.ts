@@ -43,8 +43,12 @@ describe('notifications settings', () => {
     expect(() => loadConfig(NotificationsSettings, { NODE_ENV: 'production', INTERNAL_TOKEN: 'x'.repeat(32) })).toThrow(
       'NOTIFICATIONS_ENCRYPTION_KEY is required when NODE_ENV is production',
     );
-    expect(() => loadConfig(NotificationsSettings, { NOTIFICATIONS_ENCRYPTION_KEY: 'short' })).toThrow('NOTIFICATIONS_ENCRYPTION_KEY must be 32 bytes');
-    expect(loadConfig(NotificationsSettings, { NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32) }).NOTIFICATIONS_ENCRYPTION_KEY).toHaveLength(64);
+    expect(() => loadConfig(NotificationsSettings, { NOTIFICATIONS_ENCRYPTION_KEY: 'short' })).toThrow(
+      'NOTIFICATIONS_ENCRYPTION_KEY must be 32 bytes',
+    );
+    expect(
+      loadConfig(NotificationsSettings, { NOTIFICATIONS_ENCRYPTION_KEY: 'ab'.repeat(32) }).NOTIFICATIONS_ENCRYPTION_KEY,
+    ).toHaveLength(64);
   });
 
   it('runs every part by default and one part per role', () => {
@@ -52,7 +56,12 @@ describe('notifications settings', () => {
     expect(['api', 'monitor', 'worker'].every((part) => all.runs(part as 'api'))).toBe(true);
     const worker = loadConfig(NotificationsSettings, { NOTIFICATIONS_ROLE: 'worker' });
     expect([worker.runs('api'), worker.runs('monitor'), worker.runs('worker')]).toEqual([false, false, true]);
-    expect(() => loadConfig(NotificationsSettings, { NOTIFICATIONS_ROLE: 'cron' })).toThrow('NOTIFICATIONS_ROLE must be one of api, monitor, worker, all');
-    expect(loadConfig(NotificationsSettings, { NOTIFICATIONS_WEBHOOK_HOSTS: '127.0.0.1:4000,hooks.local:443' }).NOTIFICATIONS_WEBHOOK_HOSTS).toEqual(['127.0.0.1:4000', 'hooks.local:443']);
+    expect(() => loadConfig(NotificationsSettings, { NOTIFICATIONS_ROLE: 'cron' })).toThrow(
+      'NOTIFICATIONS_ROLE must be one of api, monitor, worker, all',
+    );
+    expect(
+      loadConfig(NotificationsSettings, { NOTIFICATIONS_WEBHOOK_HOSTS: '127.0.0.1:4000,hooks.local:443' })
+        .NOTIFICATIONS_WEBHOOK_HOSTS,
+    ).toEqual(['127.0.0.1:4000', 'hooks.local:443']);
   });
 });

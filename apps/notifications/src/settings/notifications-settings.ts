@@ -116,6 +116,21 @@ export class NotificationsSettings extends StatefulServiceConfig {
   @Max(1000)
   NOTIFICATIONS_WORKER_CONCURRENCY = 200;
 
+  /**
+   * The inbound webhook's requests are taken in together: a batch waits at most this long for company (ms; 0: only
+   * the requests that arrived together) ...
+   */
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  NOTIFICATIONS_INTAKE_BATCH_WAIT_MS = 2;
+
+  /** ... and goes at once when it holds this many alerts. */
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  NOTIFICATIONS_INTAKE_BATCH_MAX = 200;
+
   // ---- monitor (RMS) ----
 
   /** How often the monitor's scheduler asks the RPC for its latest ledger; a new ledger starts a round. */

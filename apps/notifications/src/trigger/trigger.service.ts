@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type RiskLevel, type TriggerResponse, isAtLeast, parseRiskLevel } from '@rp/contracts';
+import type { IntakeEntry, IntakeOptions } from '../alerts/alert';
 import { AlertIntake } from '../alerts/alert-intake.service';
 import { NotificationConfigRepository, type WatchedWallet } from '../channel-configs/notification-config.repository';
 import { riskAlert } from '../risk/risk-alert';
@@ -41,20 +42,20 @@ export class TriggerService {
       targets.map((wallet) => wallet.walletAddress),
       (wallet) => bounds.get(wallet),
     );
-    let alerts = 0;
-    let queued = 0;
+    const options: IntakeOptions = {
+      source: 'trigger',
+      bypassCooldown: true,
+      ...(override && { minRiskLevel: override }),
+    };
+    const entries: IntakeEntry[] = [];
     for (const position of evaluation.positions) {
       const minimum = threshold.get(position.wallet) ?? 'low';
       const alert = riskAlert(position, evaluation.evaluatedAt);
-      if (!alert || !isAtLeast(alert.riskLevel, minimum)) continue;
-      const result = await this.intake.submit(alert, {
-        source: 'trigger',
-        bypassCooldown: true,
-        ...(override && { minRiskLevel: override }),
-      });
-      alerts += 1;
-      queued += result.queued.length;
+      if (alert && isAtLeast(alert.riskLevel, minimum)) entries.push({ alert, options });
     }
+    const outcomes = await this.intake.submitBatch(entries);
+    const alerts = outcomes.length;
+    const queued = outcomes.reduce((sum, outcome) => sum + outcome.result.queued.length, 0);
     this.logger.log(`trigger: ${targets.length} wallet(s) evaluated, ${alerts} alert(s), ${queued} delivery(ies)`);
     return { success: true, evaluated: targets.length, alerts, queued };
   }

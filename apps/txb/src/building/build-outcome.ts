@@ -16,6 +16,8 @@ export type BuildRefusal =
     }
   | { readonly code: 'TARGET_ALREADY_REACHED'; readonly healthFactor: number }
   | { readonly code: 'UNWIND_NOT_POSSIBLE'; readonly detail: string }
+  | { readonly code: 'RESCUE_NOT_POSSIBLE'; readonly detail: string }
+  | { readonly code: 'AUCTION_NOT_FOUND'; readonly wallet: string; readonly pool: string }
   | { readonly code: 'PRICE_UNAVAILABLE'; readonly asset: string }
   | { readonly code: 'RECEIVER_NOT_CONFIGURED' };
 

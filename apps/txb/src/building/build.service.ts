@@ -17,6 +17,7 @@ import { newProposalId, type ProposalRecord } from '../proposals/proposal';
 import { ProposalRepository } from '../proposals/proposal.repository';
 import { type BalancesWanted, type PositionSnapshot, PositionReader } from '../positions/position.reader';
 import { planLiquidate, planRepay } from './action-plans';
+import { planRescueAction } from './rescue-plan';
 import { type ActionPlan, type BuildOutcome, type BuildRefusal, isRefusal, refused } from './build-outcome';
 import { previewOf } from './preview';
 import { InclusionFeePricer } from './inclusion-fee-pricer';
@@ -159,18 +160,25 @@ export class BuildService {
         return planLiquidate(request, summary, slippageBps);
       case 'UNWIND':
         return this.unwind.plan(request, snapshot, slippageBps);
+      case 'RESCUE':
+        return planRescueAction(request, snapshot, slippageBps);
     }
   }
 }
 
 /**
  * UNWIND needs every balance of the position's tokens (they decide its route). REPAY reads its token's balance only
- * when the simulation says the wallet is short of the padded amount: the common case pays for no extra read.
+ * when the simulation says the wallet is short of the padded amount: the common case pays for no extra read. RESCUE
+ * reads the auction with the position and every reserve token's balance (each may repay or become collateral).
  */
 function balancesWanted(request: BuildTransactionRequest): BalancesWanted {
+  if (request.action === 'RESCUE') {
+    return { known: request.tokenId ? [request.tokenId] : [], auction: true, fromPosition: (pool) => (request.tokenId ? [] : pool.reserveList) };
+  }
   if (request.action !== 'UNWIND') return { known: [] };
   return {
     known: [],
+    auction: true,
     fromPosition: (pool: BlendPool, positions: Positions) => {
       const held = new Set([...positions.collateral.keys(), ...positions.liabilities.keys()]);
       return pool.reserveList.filter((_asset, index) => held.has(index));

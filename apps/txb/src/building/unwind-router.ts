@@ -9,6 +9,7 @@ import {
   missingApproval,
   routeUnwind,
   unwindOperation,
+  withAuctionDeleted,
 } from '@rp/ledger';
 import { TxbConfig } from '../config/txb.config';
 import { TxbLedger } from '../ledger/txb-ledger';
@@ -44,7 +45,7 @@ export class UnwindRouter {
       prices: snapshot.prices,
     };
     const preferred = request.tokenId;
-    const plan = await routeUnwind(
+    const routed = await routeUnwind(
       position,
       { balances: snapshot.balances },
       {
@@ -54,7 +55,9 @@ export class UnwindRouter {
         receiver: this.ledger.receiver(),
       },
     );
-    if (isUnwindRouteRefusal(plan)) return refusalOf(plan, request.poolAddress);
+    if (isUnwindRouteRefusal(routed)) return refusalOf(routed, request.poolAddress);
+    // During a liquidation auction the close deletes it too, or the pool refuses it (ADR 027).
+    const plan = withAuctionDeleted(routed, request.walletAddress, snapshot.auction);
 
     const approval = await this.missingApproval(request, plan, slippageBps);
     if (approval) return approval;

@@ -61,6 +61,14 @@ export function buildRefusalError(refusal: BuildRefusal): ApiError {
       );
     case 'UNWIND_NOT_POSSIBLE':
       return new ApiError(422, TxbErrorCode.UNWIND_NOT_POSSIBLE, `The position cannot be unwound: ${refusal.detail}`);
+    case 'RESCUE_NOT_POSSIBLE':
+      return new ApiError(422, TxbErrorCode.RESCUE_NOT_POSSIBLE, `The position cannot be rescued: ${refusal.detail}`);
+    case 'AUCTION_NOT_FOUND':
+      return new ApiError(
+        404,
+        TxbErrorCode.AUCTION_NOT_FOUND,
+        `No liquidation auction runs against ${refusal.wallet} in ${refusal.pool}: nothing to rescue`,
+      );
     case 'PRICE_UNAVAILABLE':
       return new ApiError(
         422,

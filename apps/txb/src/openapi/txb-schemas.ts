@@ -43,6 +43,28 @@ const metadata: SchemaObject = {
       enum: ['submit', 'submit-with-allowance', 'flash-loan', 'approve'],
       description: 'UNWIND only: how the unwind is carried out; `approve` is the approval to land first.',
     },
+    rescue: {
+      type: 'object',
+      description:
+        'RESCUE only: the health factor aimed at and the requests paid in before DeleteLiquidationAuction (9). ' +
+        'tokenId and amount above are the first of them (none: the largest debt and "0").',
+      required: ['targetHealthFactor', 'requests'],
+      properties: {
+        targetHealthFactor: { type: 'number', example: 1.1 },
+        requests: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['requestType', 'tokenId', 'amount'],
+            properties: {
+              requestType: { type: 'string', enum: ['Repay', 'SupplyCollateral'] },
+              tokenId: address('Token (C-address) repaid or supplied as collateral.'),
+              amount,
+            },
+          },
+        },
+      },
+    },
   },
 };
 

@@ -11,12 +11,16 @@ export interface PositionSnapshot {
   readonly account: AccountState | undefined;
   /** The wallet's balance of the tokens asked for. */
   readonly balances: ReadonlyMap<string, bigint>;
+  /** Read only when asked (RESCUE): whether a user liquidation auction runs against the wallet. */
+  readonly auction?: boolean;
 }
 
 /** Which balances a build needs: some known from the request, others only once the position is known. */
 export interface BalancesWanted {
   readonly known: readonly string[];
   readonly fromPosition?: (pool: BlendPool, positions: Positions) => readonly string[];
+  /** Read the wallet's liquidation auction too (in the same ledger call as its positions). */
+  readonly auction?: boolean;
 }
 
 interface PoolAtLedger {
@@ -45,14 +49,21 @@ export class PositionReader {
   async read(poolId: string, wallet: string, wanted: BalancesWanted): Promise<PositionSnapshot> {
     const reader = await this.ledger.poolReader();
     const [held, knownBalances] = await Promise.all([
-      reader.loadWallet(poolId, wallet),
+      reader.loadWallet(poolId, wallet, wanted.auction === true),
       this.balances(wallet, wanted.known),
     ]);
     const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
     const more = (wanted.fromPosition?.(pool, held.positions) ?? []).filter((token) => !knownBalances.has(token));
     const balances =
       more.length > 0 ? new Map([...knownBalances, ...(await this.balances(wallet, more))]) : knownBalances;
-    return { pool, prices, positions: held.positions, account: held.account, balances };
+    return {
+      pool,
+      prices,
+      positions: held.positions,
+      account: held.account,
+      balances,
+      ...(held.auction !== undefined && { auction: held.auction }),
+    };
   }
 
   async balances(wallet: string, tokens: readonly string[]): Promise<Map<string, bigint>> {

@@ -423,8 +423,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Build a REPAY, LIQUIDATE or UNWIND transaction for a Blend position
-         * @description Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. The unsigned XDR has the wallet as source, the simulation's resources, fee and authorization, and time bounds ending at the proposal's expiresAt. UNWIND may answer with an approval to land first (warning APPROVAL_REQUIRED, metadata.route "approve"). The inclusion fee is priced from getFeeStats at feeLevel ("normal", the default: p90 of recent Soroban inclusion fees; "high": p95 + 25%), never below the 100-stroop minimum, at most TXB_MAX_INCLUSION_FEE_STROOPS; transaction.fee carries it, and warning NETWORK_CONGESTED says recent fees are above the minimum.
+         * Build a REPAY, LIQUIDATE, UNWIND or RESCUE transaction for a Blend position
+         * @description Simulates the transaction and keeps it as a proposal of the calling account for PROPOSAL_TTL_SECONDS. The unsigned XDR has the wallet as source, the simulation's resources, fee and authorization, and time bounds ending at the proposal's expiresAt. UNWIND may answer with an approval to land first (warning APPROVAL_REQUIRED, metadata.route "approve"). RESCUE (a user liquidation auction runs against the wallet): one submit that repays (or, lacking the debt token, supplies collateral) just enough to reach targetHealthFactor (default 1.10) and deletes the auction (DeleteLiquidationAuction, request 9); metadata.rescue lists the requests. The inclusion fee is priced from getFeeStats at feeLevel ("normal", the default: p90 of recent Soroban inclusion fees; "high": p95 + 25%), never below the 100-stroop minimum, at most TXB_MAX_INCLUSION_FEE_STROOPS; transaction.fee carries it, and warning NETWORK_CONGESTED says recent fees are above the minimum.
          */
         post: operations["buildTransaction"];
         delete?: never;
@@ -554,7 +554,7 @@ export interface components {
         };
         BuildTransactionRequest: {
             /** @enum {string} */
-            action: "REPAY" | "LIQUIDATE" | "UNWIND";
+            action: "REPAY" | "LIQUIDATE" | "UNWIND" | "RESCUE";
             /** @description Ledger account address (G..., checksum verified). */
             walletAddress: string;
             /** @description Contract address (C..., checksum verified). */
@@ -2520,7 +2520,8 @@ export interface operations {
                              * @example 1.0812345
                              */
                             healthFactor: number | null;
-                            triggers: ("low_health_factor" | "pool_on_ice" | "pool_frozen" | "high_utilization" | "stablecoin_depeg")[];
+                            /** @description Why the position is at its level, each trigger raising it to at least its own level (with debt): low_health_factor (below the low bound), stale_oracle (high: the oracle price of an asset held or owed is older than the wallet's oracleMaxAgeSeconds at the ledger's close time), pool_on_ice (medium), pool_frozen (high), high_utilization (medium / high: a borrowed reserve at the utilization bounds), stablecoin_depeg (high: a stablecoin held or owed off $1 by more than depegBps), borrow_rate_jump (medium: a borrowed reserve's rate 1.5 x or more of the monitor's last round). */
+                            triggers: ("low_health_factor" | "stale_oracle" | "pool_on_ice" | "pool_frozen" | "high_utilization" | "stablecoin_depeg" | "borrow_rate_jump" | "liquidation_auction")[];
                             /** @description Collateral at oracle prices, before the collateral factor. */
                             collateralValueUsd: number;
                             /** @description Debt at oracle prices, before the liability factor. */
@@ -2654,12 +2655,25 @@ export interface operations {
                                 /** @description Base units (integer string). */
                                 amount: string;
                                 /** @enum {string} */
-                                action: "REPAY" | "LIQUIDATE" | "UNWIND";
+                                action: "REPAY" | "LIQUIDATE" | "UNWIND" | "RESCUE";
                                 /**
                                  * @description UNWIND only: how the unwind is carried out; `approve` is the approval to land first.
                                  * @enum {string}
                                  */
                                 route?: "submit" | "submit-with-allowance" | "flash-loan" | "approve";
+                                /** @description RESCUE only: the health factor aimed at and the requests paid in before DeleteLiquidationAuction (9). tokenId and amount above are the first of them (none: the largest debt and "0"). */
+                                rescue?: {
+                                    /** @example 1.1 */
+                                    targetHealthFactor: number;
+                                    requests: {
+                                        /** @enum {string} */
+                                        requestType: "Repay" | "SupplyCollateral";
+                                        /** @description Token (C-address) repaid or supplied as collateral. */
+                                        tokenId: string;
+                                        /** @description Base units (integer string). */
+                                        amount: string;
+                                    }[];
+                                };
                             };
                         };
                         warnings: {
@@ -2692,7 +2706,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description NO_POSITION_FOUND, POOL_NOT_FOUND, ACCOUNT_NOT_FOUND */
+            /** @description NO_POSITION_FOUND, POOL_NOT_FOUND, ACCOUNT_NOT_FOUND, AUCTION_NOT_FOUND (RESCUE without an auction) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2701,7 +2715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NO_DEBT_TO_REPAY, NO_COLLATERAL_TO_LIQUIDATE, TOO_MANY_OPERATIONS, SIMULATION_FAILED (contractError), TARGET_ALREADY_REACHED, UNWIND_NOT_POSSIBLE, PRICE_UNAVAILABLE */
+            /** @description NO_DEBT_TO_REPAY, NO_COLLATERAL_TO_LIQUIDATE, TOO_MANY_OPERATIONS, SIMULATION_FAILED (contractError), TARGET_ALREADY_REACHED, UNWIND_NOT_POSSIBLE, RESCUE_NOT_POSSIBLE (the wallet cannot reach health with what it holds, or the pool is not active), PRICE_UNAVAILABLE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,12 +2799,25 @@ export interface operations {
                                 /** @description Base units (integer string). */
                                 amount: string;
                                 /** @enum {string} */
-                                action: "REPAY" | "LIQUIDATE" | "UNWIND";
+                                action: "REPAY" | "LIQUIDATE" | "UNWIND" | "RESCUE";
                                 /**
                                  * @description UNWIND only: how the unwind is carried out; `approve` is the approval to land first.
                                  * @enum {string}
                                  */
                                 route?: "submit" | "submit-with-allowance" | "flash-loan" | "approve";
+                                /** @description RESCUE only: the health factor aimed at and the requests paid in before DeleteLiquidationAuction (9). tokenId and amount above are the first of them (none: the largest debt and "0"). */
+                                rescue?: {
+                                    /** @example 1.1 */
+                                    targetHealthFactor: number;
+                                    requests: {
+                                        /** @enum {string} */
+                                        requestType: "Repay" | "SupplyCollateral";
+                                        /** @description Token (C-address) repaid or supplied as collateral. */
+                                        tokenId: string;
+                                        /** @description Base units (integer string). */
+                                        amount: string;
+                                    }[];
+                                };
                             };
                             txHash?: string;
                             ledger?: number;

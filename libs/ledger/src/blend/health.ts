@@ -88,3 +88,10 @@ export function isHealthFactorUnder(data: PositionData, min: bigint = MIN_HEALTH
   const contractHf = fixedDivFloor(data.collateralBase, data.liabilityBase, data.scalar);
   return contractHf < fixedMulFloor(data.scalar, min, SCALAR_7);
 }
+
+/** `is_hf_over(max)`: true without debt; `max` has 7 decimals. */
+export function isHealthFactorOver(data: PositionData, max: bigint): boolean {
+  if (data.liabilityBase === 0n) return true;
+  const contractHf = fixedDivFloor(data.collateralBase, data.liabilityBase, data.scalar);
+  return contractHf > fixedMulCeil(data.scalar, max, SCALAR_7);
+}

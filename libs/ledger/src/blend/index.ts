@@ -1,9 +1,12 @@
 /** Blend v2 pools: storage layouts, Blend's fixed-point math and health factor, error codes, and a pool reader. */
+export * from './auction-triggers';
+export * from './auctions';
 export * from './errors';
 export * from './health';
 export * from './layouts';
 export * from './liquidation-scenarios';
 export * from './math';
+export * from './oracle-triggers';
 export * from './pool-events';
 export * from './pool-operations';
 export * from './pool-reader';
@@ -11,7 +14,9 @@ export * from './position-requests';
 export * from './position-risk';
 export * from './pool-triggers';
 export * from './position-summary';
+export * from './rate-triggers';
 export * from './swap-receiver-client';
+export * from './rescue-planner';
 export * from './unwind-planner';
 export * from './unwind-route';
 export * as blendScVal from './scval';

@@ -294,7 +294,7 @@ export const resListKey = (): xdr.ScVal => scSymbol('ResList');
 export const resConfigKey = (asset: string): xdr.ScVal => scEnum('ResConfig', scAddress(asset));
 export const resDataKey = (asset: string): xdr.ScVal => scEnum('ResData', scAddress(asset));
 export const positionsKey = (user: string): xdr.ScVal => scEnum('Positions', scAddress(user));
-/** Auction(AuctionKey{user, auct_type}); the sandbox never writes it, but the submit check reads it. */
+/** Temporary `Auction(AuctionKey{user, auct_type})`: an auction's `AuctionData` (see auctions.ts). */
 export const auctionKey = (user: string, auctionType: number): xdr.ScVal =>
   scEnum('Auction', scStruct({ auct_type: scU32(auctionType), user: scAddress(user) }));
 

@@ -9,6 +9,8 @@ export interface EventsSource {
 export interface PoolActivity {
   /** Pool -> addresses named in its events' topics (users: `from`, `to`, auction users). */
   readonly touched: Map<string, Set<string>>;
+  /** Pool -> users a user liquidation auction was started against (`new_auction`, type 0); absent: none. */
+  readonly newAuctions?: Map<string, Set<string>>;
   readonly events: number;
   /** The RPC's latest ledger as of the last page. */
   readonly latestLedger: number;
@@ -33,6 +35,7 @@ export async function poolActivitySince(
   pageSize = PAGE_SIZE,
 ): Promise<PoolActivity> {
   const touched = new Map<string, Set<string>>(pools.map((pool) => [pool, new Set<string>()]));
+  const newAuctions = new Map<string, Set<string>>();
   let events = 0;
   let latestLedger = 0;
   const perRequest = IDS_PER_FILTER * FILTERS_PER_REQUEST;
@@ -54,12 +57,24 @@ export async function poolActivitySince(
           const address = addressOf(topic);
           if (address !== undefined && address !== pool) named.add(address);
         }
+        const started = startedAuctionUser(event.topic);
+        if (pool !== undefined && started !== undefined) {
+          newAuctions.set(pool, (newAuctions.get(pool) ?? new Set()).add(started));
+        }
       }
       if (page.events.length < pageSize || !page.cursor) break;
       page = await source.getEvents({ filters, cursor: page.cursor, limit: pageSize });
     }
   }
-  return { touched, events, latestLedger };
+  return { touched, newAuctions, events, latestLedger };
+}
+
+/** The user of a `new_auction` event of a user liquidation: topics (`new_auction`, 0, user). */
+function startedAuctionUser(topics: readonly xdr.ScVal[]): string | undefined {
+  const [name, type, user] = topics;
+  if (name?.switch().name !== 'scvSymbol' || name.sym().toString() !== 'new_auction') return undefined;
+  if (type?.switch().name !== 'scvU32' || type.u32() !== 0 || user === undefined) return undefined;
+  return addressOf(user);
 }
 
 function addressOf(value: xdr.ScVal): string | undefined {

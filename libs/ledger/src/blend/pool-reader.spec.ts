@@ -2,6 +2,7 @@ import { Address, Keypair, Networks, StrKey, rpc, xdr } from '@stellar/stellar-s
 import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from './test-fixtures';
 import { healthFactor, isHealthFactorUnder, positionData } from './health';
 import {
+  auctionKey,
   contractDataKey,
   encodePoolConfig,
   encodePositions,
@@ -176,6 +177,26 @@ describe('BlendPoolReader', () => {
     const nobody = await reader.loadWallet(POOL, EMPTY_USER);
     expect(nobody.account).toBeUndefined();
     expect(nobody.positions.collateral.size).toBe(0);
+  });
+
+  it("reads whether a user liquidation auction runs against the wallet, in the same call, when asked", async () => {
+    const key = auctionKey(USER, 0);
+    const data = new xdr.ContractDataEntry({
+      ext: new xdr.ExtensionPoint(0),
+      contract: new Address(POOL).toScAddress(),
+      key,
+      durability: xdr.ContractDataDurability.temporary(),
+      val: xdr.ScVal.scvMap([]),
+    });
+    store.set(contractDataKey(POOL, key, 'temporary').toXDR('base64'), xdr.LedgerEntryData.contractData(data));
+    calls.length = 0;
+    const held = await reader.loadWallet(POOL, USER, true);
+    expect(calls).toEqual([3]);
+    expect(held.auction).toBe(true);
+    expect(held.positions.liabilities.get(1)).toBe(5000_0000000n);
+    expect((await reader.loadWallet(POOL, EMPTY_USER, true)).auction).toBe(false);
+    expect((await reader.loadWallet(POOL, USER)).auction).toBeUndefined();
+    store.delete(contractDataKey(POOL, key, 'temporary').toXDR('base64'));
   });
 
   it('says there is no pool at an address holding no contract or another kind of contract', async () => {

@@ -24,6 +24,7 @@ import {
   emptyPositions,
   encodeOracleAsset,
   positionsKey,
+  auctionKey,
   resConfigKey,
   resDataKey,
   resListKey,
@@ -73,7 +74,12 @@ export interface WalletInPool {
   readonly positions: Positions;
   readonly account: AccountState | undefined;
   readonly latestLedger: number;
+  /** Asked for only (`withAuction`): whether a user liquidation auction against the wallet is on the ledger. */
+  readonly auction?: boolean;
 }
+
+/** Blend's `AuctionType::UserLiquidation`. */
+export const USER_LIQUIDATION_AUCTION = 0;
 
 export interface PoolUser {
   readonly pool: string;
@@ -248,17 +254,22 @@ export class BlendPoolReader {
    * One wallet's positions in a pool and its account, in ONE `getLedgerEntries` call, with the ledger the answer
    * reflects (a pool read at that same ledger is still current).
    */
-  async loadWallet(poolId: string, wallet: string): Promise<WalletInPool> {
+  async loadWallet(poolId: string, wallet: string, withAuction = false): Promise<WalletInPool> {
     const positionsEntry = contractDataKey(poolId, positionsKey(wallet));
     const accountKey = accountLedgerKey(wallet);
-    const response = await this.options.ledger.getLedgerEntries([positionsEntry, accountKey]);
+    // The pool keeps auctions in temporary storage (storage.rs `set_auction`).
+    const auctionEntry = contractDataKey(poolId, auctionKey(wallet, USER_LIQUIDATION_AUCTION), 'temporary');
+    const keys = withAuction ? [positionsEntry, accountKey, auctionEntry] : [positionsEntry, accountKey];
+    const response = await this.options.ledger.getLedgerEntries(keys);
     let positions = emptyPositions();
     let account: AccountState | undefined;
+    let auction = false;
     for (const entry of response.entries) {
       if (entry.val.switch().name === 'account') account = accountStateOf(wallet, entry.val);
+      else if (entry.val.contractData().durability().name === 'temporary') auction = true;
       else positions = decodePositions(entry.val.contractData().val());
     }
-    return { positions, account, latestLedger: response.latestLedger };
+    return { positions, account, latestLedger: response.latestLedger, ...(withAuction && { auction }) };
   }
 
   /** Underlying amounts, values and the health factor of one user's positions. */

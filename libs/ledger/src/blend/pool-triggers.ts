@@ -13,6 +13,12 @@ export interface PoolConditions {
   readonly status: number;
   /** Assets (contract ids) worth $1: a price off it by more than the wallet's `depegBps` is `stablecoin_depeg`. */
   readonly stablecoins?: ReadonlySet<string>;
+  /** The ledger's close time (unix seconds): a held asset's price older than `oracleMaxAgeSeconds` is `stale_oracle`. */
+  readonly ledgerCloseTime?: bigint;
+  /** Borrow rates at the last round (asset -> APR, 7 decimals): a borrowed one up by half is `borrow_rate_jump`. */
+  readonly previousBorrowRates?: ReadonlyMap<string, bigint>;
+  /** A user liquidation auction against this position's user stands in the pool: `liquidation_auction`. */
+  readonly liquidationAuction?: boolean;
 }
 
 /**

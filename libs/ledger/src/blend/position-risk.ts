@@ -7,6 +7,7 @@ import {
   riskLevelOfHealthFactor,
   worseRiskLevel,
 } from '@rp/contracts';
+import { auctionTriggers } from './auction-triggers';
 import { type PositionData, healthFactor, positionData } from './health';
 import type { Positions, Reserve } from './layouts';
 import {
@@ -17,6 +18,8 @@ import {
   utilizationTriggers,
 } from './pool-triggers';
 import { type SummaryPrices, priceReader } from './position-summary';
+import { staleOracleTriggers } from './oracle-triggers';
+import { borrowRateJumpTriggers } from './rate-triggers';
 
 /**
  * The risk of one position as the spec's Alert table states it: health factor, level, triggers, values in USD
@@ -31,7 +34,7 @@ export interface PositionRisk {
   readonly riskLevel: RiskLevel;
   /**
    * `low_health_factor` once the health factor is below the healthy level (`low`), then the pool's triggers
-   * (`pool_on_ice`, `pool_frozen`), `high_utilization` and `stablecoin_depeg`; with debt, the level is the worst of
+   * (`pool_on_ice`, `pool_frozen`), `high_utilization`, `stablecoin_depeg`, `stale_oracle` and `borrow_rate_jump`; with debt, the level is the worst of
    * the health factor's and the triggers' minimums (without debt the triggers do not raise it).
    */
   readonly triggers: AlertTrigger[];
@@ -96,6 +99,9 @@ export function assessPosition(
     ...poolTriggers(conditions),
     ...utilizationTriggers(reserves, positions, bounds),
     ...depegTriggers(reserves, prices, positions, conditions?.stablecoins, bounds),
+    ...staleOracleTriggers(reserves, prices, positions, conditions?.ledgerCloseTime, bounds),
+    ...borrowRateJumpTriggers(reserves, positions, conditions?.previousBorrowRates),
+    ...auctionTriggers(conditions?.liquidationAuction),
   ]);
 }
 

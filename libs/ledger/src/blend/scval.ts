@@ -13,6 +13,8 @@ export const scSymbol = (value: string): xdr.ScVal => xdr.ScVal.scvSymbol(value)
 export const scString = (value: string): xdr.ScVal => xdr.ScVal.scvString(value);
 export const scAddress = (value: string): xdr.ScVal => new Address(value).toScVal();
 
+export const scVec = (items: readonly xdr.ScVal[]): xdr.ScVal => xdr.ScVal.scvVec([...items]);
+
 /** A Soroban struct: an `scvMap` whose symbol keys are sorted by name (the host rejects unsorted maps). */
 export function scStruct(fields: Readonly<Record<string, xdr.ScVal>>): xdr.ScVal {
   const names = Object.keys(fields).sort();

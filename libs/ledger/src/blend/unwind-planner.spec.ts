@@ -1,8 +1,7 @@
-import { StrKey } from '@stellar/stellar-sdk';
-import { REQUEST_TYPES, type Positions, type Reserve } from './layouts';
+import { REQUEST_TYPES, type Positions } from './layouts';
 import { toAssetFromBToken, toAssetFromDToken, toBTokenDown, toBTokenUp, toDTokenDown, toDTokenUp } from './math';
 import { withSlippage } from './position-requests';
-import { FRESH_RESERVE_DATA, SAMPLE_RESERVE_CONFIG } from './test-fixtures';
+import { fixtureContract, threeReservePool } from './test-fixtures';
 import {
   type SwapQuote,
   type UnwindPlan,
@@ -15,33 +14,9 @@ import {
   saleCandidates,
 } from './unwind-planner';
 
-const contract = (seed: number) => StrKey.encodeContract(Buffer.alloc(32, seed));
-const USDC = contract(1);
-const XLM = contract(2);
-const EURC = contract(3);
-const RECEIVER = contract(9);
+const { usdc: USDC, xlm: XLM, eurc: EURC, reserves: RESERVES, prices: PRICES } = threeReservePool();
+const RECEIVER = fixtureContract(9);
 const UNIT = 10_000_000n;
-
-/** Rates a little above 1, as a pool that has run for a while has them, so roundings show. */
-const reserve = (asset: string, index: number, cFactor: number, lFactor: number): Reserve => ({
-  asset,
-  config: { ...SAMPLE_RESERVE_CONFIG, index, cFactor, lFactor },
-  data: { ...FRESH_RESERVE_DATA, bRate: 1_000_300_000_007n, dRate: 1_000_900_000_013n },
-  scalar: UNIT,
-});
-const RESERVES = [
-  reserve(USDC, 0, 9_500_000, 9_500_000),
-  reserve(XLM, 1, 7_500_000, 7_500_000),
-  reserve(EURC, 2, 9_000_000, 9_000_000),
-];
-const PRICES = {
-  decimals: 7,
-  prices: new Map([
-    [USDC, { price: 10_000_000n, timestamp: 0n }],
-    [XLM, { price: 3_000_000n, timestamp: 0n }],
-    [EURC, { price: 11_000_000n, timestamp: 0n }],
-  ]),
-};
 
 /** XLM collateral and USDC debt, in underlying units, as tokens the pool would mint for them. */
 function position(xlm: bigint, usdc: bigint, extra: Partial<Record<'eurcDebt' | 'usdcCollateral', bigint>> = {}) {

@@ -1,6 +1,7 @@
 import { Address, FeeBumpTransaction, type Transaction, TransactionBuilder, scValToNative, type xdr } from '@stellar/stellar-sdk';
 import { type FlashLoan, REQUEST_TYPES, type Request, decodeFlashLoan, decodeRequest } from '../blend/layouts';
 import { BPS_SCALE, withSlippage } from '../blend/position-requests';
+import { isRescueRefusal, planRescue } from '../blend/rescue-planner';
 import { type UnwindPosition, holdingsOf } from '../blend/unwind-planner';
 import { APPROVAL_MARGIN_BPS } from '../blend/unwind-route';
 import { type AuthorizedTreeRefusal, checkAuthorizations } from './authorization-tree';
@@ -89,6 +90,15 @@ export interface CloseSigningContext {
   readonly latestLedger: number;
   /** An approval may expire at most this many ledgers after `latestLedger`. */
   readonly approvalLedgers: number;
+  /**
+   * A rescue (docs/adr/027-auction-rescue.md): a user liquidation auction against the wallet was seen (the service's
+   * `liquidation_auction` trigger or the pool's Auction entry on the ledger). Only then may a `submit` carry
+   * DeleteLiquidationAuction (9), with Repay (5) and SupplyCollateral (2) for the wallet itself.
+   */
+  readonly rescue?: {
+    /** The health factor (7 decimals) the rescue aims at: SupplyCollateral is bounded by what reaches it. */
+    readonly targetHealthFactor: bigint;
+  };
 }
 
 /** Units of rounding an amount may carry beyond its bound (the planner's own `+ 1`s and ceilings). */
@@ -189,10 +199,18 @@ function verifyRequests(requests: Request[], flashLoan: FlashLoan | undefined, c
       return refuse('amount_above_position', `flash loan of ${flashLoan.amount} beyond the collateral ${collateral}`);
     }
   }
+  const rescue = requests.some((request) => request.requestType === REQUEST_TYPES.DeleteLiquidationAuction);
+  const kinds = rescueKinds(rescue, context);
+  if (!kinds.ok) return kinds;
   const totals = new Map<string, bigint>();
   for (const request of requests) {
-    if (request.requestType !== REQUEST_TYPES.Repay && request.requestType !== REQUEST_TYPES.WithdrawCollateral) {
-      return refuse('wrong_request_type', `request type ${request.requestType} is not Repay (5) or WithdrawCollateral (3)`);
+    if (!kinds.allowed.has(request.requestType)) {
+      return refuse('wrong_request_type', `request type ${request.requestType} is not ${kinds.names}`);
+    }
+    if (request.requestType === REQUEST_TYPES.DeleteLiquidationAuction) {
+      // The pool deletes `from`'s auction whatever the address says; one naming someone else is not ours to sign.
+      if (request.address !== context.wallet) return refuse('wrong_address', `request 9 names ${request.address}, not the wallet`);
+      continue;
     }
     if (!reserves.has(request.address)) return refuse('foreign_reserve', `${request.address} is not a reserve of the pool`);
     if (request.amount <= 0n) return refuse('malformed_arguments', `a request of ${request.amount}`);
@@ -203,6 +221,11 @@ function verifyRequests(requests: Request[], flashLoan: FlashLoan | undefined, c
     const [type, asset] = key.split(':');
     const holding = holdings.get(asset) ?? { collateral: 0n, debt: 0n };
     const borrowed = flashLoan && flashLoan.asset === asset ? flashLoan.amount : 0n;
+    if (Number(type) === REQUEST_TYPES.SupplyCollateral) {
+      const bound = supplyBound(asset, context);
+      if (amount > bound) return refuse('amount_above_position', `supplies ${amount} of ${asset}, beyond ${bound} (what reaches the rescue's target)`);
+      continue;
+    }
     const held = Number(type) === REQUEST_TYPES.Repay ? holding.debt + borrowed : holding.collateral;
     const bound = withSlippage(held, context.slippageBps) + ROUNDING_UNITS;
     if (amount > bound) {
@@ -211,6 +234,51 @@ function verifyRequests(requests: Request[], flashLoan: FlashLoan | undefined, c
     }
   }
   return OK;
+}
+
+const CLOSE_REQUESTS = new Set<number>([REQUEST_TYPES.Repay, REQUEST_TYPES.WithdrawCollateral]);
+const RESCUE_REQUESTS = new Set<number>([
+  REQUEST_TYPES.Repay,
+  REQUEST_TYPES.WithdrawCollateral,
+  REQUEST_TYPES.SupplyCollateral,
+  REQUEST_TYPES.DeleteLiquidationAuction,
+]);
+
+/**
+ * The request types a transaction may carry: a close Repay (5) and WithdrawCollateral (3). A transaction carrying
+ * DeleteLiquidationAuction (9: a rescue, or a close during an auction, which the pool refuses without it) only when
+ * the ledger shows an auction against the wallet, with SupplyCollateral (2) allowed besides (bounded by the rescue's
+ * target). Fills (6, 7, 8), borrows and plain supplies: never.
+ */
+function rescueKinds(
+  rescue: boolean,
+  context: CloseSigningContext,
+): { ok: true; allowed: ReadonlySet<number>; names: string } | Extract<SigningVerdict, { ok: false }> {
+  if (!rescue) return { ok: true, allowed: CLOSE_REQUESTS, names: 'Repay (5) or WithdrawCollateral (3)' };
+  if (!context.rescue) {
+    return { ok: false, reason: 'wrong_request_type', detail: 'request 9 (DeleteLiquidationAuction) without an auction against the wallet' };
+  }
+  return { ok: true, allowed: RESCUE_REQUESTS, names: 'Repay (5), WithdrawCollateral (3), SupplyCollateral (2) or DeleteLiquidationAuction (9) in a rescue' };
+}
+
+/**
+ * The most of `asset` a rescue may supply as collateral: what alone lifts the position to the rescue's target (the
+ * planner's own answer), plus the slippage. A token the wallet owes is repaid, never supplied (bound 0).
+ */
+function supplyBound(asset: string, context: CloseSigningContext): bigint {
+  const target = context.rescue?.targetHealthFactor;
+  if (target === undefined || (holdingsOf(context.position).get(asset)?.debt ?? 0n) > 0n) return 0n;
+  const unlimited = { balances: new Map([[asset, 2n ** 100n]]) };
+  const plan = planRescue(context.position, unlimited, {
+    wallet: context.wallet,
+    slippageBps: context.slippageBps,
+    target,
+    poolStatus: 1,
+    token: asset,
+  });
+  if (isRescueRefusal(plan)) return 0n;
+  const needed = plan.levers.find((lever) => lever.asset === asset)?.amount ?? 0n;
+  return withSlippage(needed, context.slippageBps) + ROUNDING_UNITS;
 }
 
 /** `approve(wallet, pool, amount, expiration)` on a reserve token of the pool, amount and lifetime bounded. */

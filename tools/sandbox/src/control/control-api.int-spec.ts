@@ -31,6 +31,56 @@ describe('sandbox control API', () => {
     await post(`/control/pools/${pool}/status`, { status: 0 });
   });
 
+  it("stops an oracle asset's feed as if long ago, keeps the others fresh, and the keeper restamps it once restarted", async () => {
+    const { oracle, xlm, usdc } = sandbox.scenario as { oracle: string; xlm: string; usdc: string };
+    const age = (feed: Record<string, unknown>, asset: string) =>
+      (feed['prices'] as { asset: string; ageSeconds: number; running: boolean }[]).find((p) => p.asset === asset);
+    const stopped = await post(`/control/oracles/${oracle}/feed`, { running: false, asset: xlm, ageSeconds: 600 });
+    expect(stopped.status).toBe(200);
+    expect(stopped.json).toMatchObject({ oracle, running: true, heartbeatSeconds: 30 });
+    expect(age(stopped.json, xlm)).toMatchObject({ ageSeconds: 600, running: false });
+    expect(age(stopped.json, usdc)).toMatchObject({ running: true });
+
+    // A ledger closes: the stopped feed is not published again; the running one stays fresh.
+    await post('/control/ledger/close', {});
+    const feeds = (await (await fetch(`${sandbox.url}/control/oracles/feeds`)).json()) as Record<string, unknown>[];
+    const feed = feeds.find((f) => f['oracle'] === oracle) as Record<string, unknown>;
+    expect(age(feed, xlm)?.ageSeconds).toBeGreaterThanOrEqual(600);
+    expect(age(feed, usdc)?.ageSeconds).toBeLessThan(30);
+
+    // Restarted: the next close publishes the price again, stamped with that close.
+    expect(age((await post(`/control/oracles/${oracle}/feed`, { running: true, asset: xlm })).json, xlm)).toMatchObject(
+      { running: true },
+    );
+    await post('/control/ledger/close', {});
+    const restamped = sandbox.control.keeper.feed(oracle).prices.find((p) => p.asset === xlm);
+    expect(restamped?.timestamp).toBe(sandbox.ledger.latest.closeTime.toString());
+    expect(restamped?.price).toBe('3000000');
+  });
+
+  it('stops and restarts a whole oracle, and refuses what it cannot stop', async () => {
+    const { oracle } = sandbox.scenario as { oracle: string };
+    const stopped = await post(`/control/oracles/${oracle}/feed`, { running: false, ageSeconds: 120 });
+    expect(stopped.json).toMatchObject({ running: false });
+    expect((stopped.json['prices'] as { ageSeconds: number; running: boolean }[]).every((p) => !p.running)).toBe(true);
+    await post('/control/ledger/close', {});
+    expect(sandbox.control.keeper.feed(oracle).prices.every((p) => p.ageSeconds >= 120)).toBe(true);
+    await post(`/control/oracles/${oracle}/feed`, { running: true });
+    await post('/control/ledger/close', {});
+    expect(sandbox.control.keeper.feed(oracle).prices.every((p) => p.running && p.ageSeconds < 30)).toBe(true);
+
+    const pool = (sandbox.scenario as { pool: string }).pool;
+    expect(await post(`/control/oracles/${pool}/feed`, { running: false })).toEqual({
+      status: 400,
+      json: { error: `no sandbox oracle at ${pool}` },
+    });
+    expect((await post(`/control/oracles/${oracle}/feed`, { running: 'no' })).status).toBe(400);
+    expect((await post(`/control/oracles/${oracle}/feed`, { running: false, ageSeconds: -1 })).status).toBe(400);
+    expect((await post(`/control/oracles/${oracle}/feed`, { running: true, ageSeconds: 5 })).status).toBe(400);
+    expect((await post(`/control/oracles/${oracle}/feed`, { running: false, asset: pool })).status).toBe(400);
+    expect(sandbox.control.keeper.feed(oracle).running).toBe(true);
+  });
+
   it('funds an account, deploys and mints a token, and the ledger shows it', async () => {
     const holder = Keypair.random().publicKey();
     expect((await post('/control/accounts', { address: holder, stroops: '50000000' })).status).toBe(200);

@@ -1,16 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StrKey } from '@stellar/stellar-sdk';
 import type { ChannelStandIns } from '../channels';
+import { HealthHistory } from '../health-history/health-history';
 import type { SandboxLedger } from '../ledger/sandbox-ledger';
 import { FAULT_KINDS, type FaultInjector, type FaultKind } from '../rpc/faults';
 import type { RpcEndpoint } from '../rpc/rpc-endpoint';
 import { loadScenario, type LoadedScenario, type ScenarioName } from '../scenario';
 import { BadRequestError, readJson, sendJson } from '../server/http-io';
+import { auctionRoutes } from './auction-routes';
 import { channelFault } from './channel-faults';
 import { congestionRoutes } from './congestion-routes';
 import { CongestionStorm } from './congestion-storm';
 import { SandboxDirectory } from './directory';
+import { oracleFeedRoutes } from './oracle-feed-routes';
+import { OracleKeeper } from './oracle-keeper';
 import { dumpSandbox, type SandboxDump } from './sandbox-dump';
+import { SandboxLiquidator } from './sandbox-liquidator';
 import { SandboxSetup, UNIT } from './sandbox-setup';
 
 type Body = Record<string, unknown>;
@@ -32,6 +37,11 @@ export class ControlApi {
   readonly directory = new SandboxDirectory();
   readonly setup: SandboxSetup;
   readonly storm: CongestionStorm;
+  /** Keeps every running oracle's prices fresh at each ledger close; feeds can be stopped and restarted. */
+  readonly keeper: OracleKeeper;
+  /** Each position's health factor over time, with alert and close markers: the page's chart. */
+  readonly health: HealthHistory;
+  readonly liquidator: SandboxLiquidator;
   scenario: LoadedScenario | undefined;
   private scenarioName: ScenarioName = 'empty';
   private readonly routes: Route[];
@@ -44,6 +54,9 @@ export class ControlApi {
   ) {
     this.setup = new SandboxSetup(ledger, this.directory);
     this.storm = new CongestionStorm(ledger);
+    this.keeper = new OracleKeeper(ledger, this.setup);
+    this.health = new HealthHistory(ledger, this.directory, channels.log);
+    this.liquidator = new SandboxLiquidator(ledger, this.setup);
     this.routes = this.defineRoutes();
   }
 
@@ -81,6 +94,7 @@ export class ControlApi {
     const { setup } = this;
     return [
       { method: 'GET', pattern: /^\/control\/state$/, run: () => this.dump() },
+      { method: 'GET', pattern: /^\/control\/health-history$/, run: () => this.health.view() },
       { method: 'GET', pattern: /^\/control\/scenario$/, run: () => this.scenario ?? { name: 'empty' } },
       {
         method: 'GET',
@@ -173,6 +187,8 @@ export class ControlApi {
         },
       },
       ...congestionRoutes(this.ledger, this.storm),
+      ...oracleFeedRoutes(this.keeper),
+      ...auctionRoutes(this.ledger, this.directory, this.liquidator),
       { method: 'GET', pattern: /^\/control\/faults$/, run: () => this.faults.list() },
       { method: 'POST', pattern: /^\/control\/faults$/, run: (body) => this.addFault(body) },
       { method: 'DELETE', pattern: /^\/control\/faults$/, run: () => this.faults.clear() },
@@ -197,11 +213,14 @@ export class ControlApi {
           const name = body.scenario === undefined ? this.scenarioName : body.scenario;
           if (name !== 'demo' && name !== 'empty') throw new BadRequestError('scenario must be "demo" or "empty"');
           this.storm.forget();
+          this.keeper.forget();
+          this.liquidator.forget();
           this.ledger.reset();
           this.faults.clear();
           this.channels.reset();
           this.endpoint.callCounts.clear();
           this.directory.clear();
+          this.health.clear();
           return this.load(name) ?? { name: 'empty' };
         },
       },

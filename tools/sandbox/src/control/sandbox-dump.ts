@@ -11,7 +11,7 @@ import type { ChannelSnapshot } from '../channels';
 import type { ClosedLedger } from '../ledger/ledger-history';
 import type { SandboxLedger } from '../ledger/sandbox-ledger';
 import type { FaultRule } from '../rpc/faults';
-import type { SandboxDirectory } from './directory';
+import type { KnownAccount, SandboxDirectory } from './directory';
 import type { SandboxSetup } from './sandbox-setup';
 
 export interface AccountView {
@@ -77,7 +77,6 @@ export function dumpSandbox(
   extras: { messages: ChannelSnapshot; faults: readonly FaultRule[]; rpcCalls: ReadonlyMap<string, number> },
 ): SandboxDump {
   const { directory } = setup;
-  const symbolOf = (asset: string) => directory.token(asset)?.symbol ?? asset.slice(0, 6);
   const accounts = directory.accounts.map(
     (account): AccountView => ({
       ...account,
@@ -113,7 +112,7 @@ export function dumpSandbox(
     accounts,
     prices,
     pools: directory.pools,
-    positions: directory.pools.flatMap((pool) => positionsIn(ledger, directory, pool.contractId, symbolOf)),
+    positions: readPositions(ledger, directory),
     transactions: ledger.history
       .allTransactions()
       .slice(-25)
@@ -132,6 +131,20 @@ export function dumpSandbox(
   };
 }
 
+/**
+ * Every position of a known account (of `accounts` only, when given) in a known pool, with its health factor by the
+ * pool's own math.
+ */
+export function readPositions(
+  ledger: SandboxLedger,
+  directory: SandboxDirectory,
+  accounts?: ReadonlySet<string>,
+): PositionView[] {
+  const symbolOf = (asset: string) => directory.token(asset)?.symbol ?? asset.slice(0, 6);
+  const known = accounts ? directory.accounts.filter((account) => accounts.has(account.address)) : directory.accounts;
+  return directory.pools.flatMap((pool) => positionsIn(ledger, directory, pool.contractId, known, symbolOf));
+}
+
 function lastPrice(ledger: SandboxLedger, oracle: string, asset: string): PriceData | undefined {
   const value = ledger.view(oracle, 'lastprice', [encodeOracleAsset({ stellar: asset })]);
   return value.switch().name === 'scvVoid' ? undefined : decodePriceData(value);
@@ -141,6 +154,7 @@ function positionsIn(
   ledger: SandboxLedger,
   directory: SandboxDirectory,
   poolId: string,
+  accounts: readonly KnownAccount[],
   symbolOf: (asset: string) => string,
 ): PositionView[] {
   const pool = directory.pool(poolId);
@@ -153,7 +167,7 @@ function positionsIn(
       return price ? [[reserve.asset, price] as const] : [];
     }),
   );
-  return directory.accounts.flatMap((account): PositionView[] => {
+  return accounts.flatMap((account): PositionView[] => {
     const positions = decodePositions(ledger.view(poolId, 'get_positions', [scAddress(account.address)]));
     const held = positions.collateral.size + positions.liabilities.size + positions.supply.size;
     if (held === 0) return [];

@@ -2,6 +2,7 @@ import { Keypair, hash, xdr } from '@stellar/stellar-sdk';
 import {
   REQUEST_TYPES,
   type Positions,
+  blendScVal,
   encodeOracleAsset,
   encodePositions,
   encodeRequest,
@@ -104,8 +105,10 @@ export class SandboxSetup {
     return contractId;
   }
 
-  setPrice(oracle: string, asset: string, price: bigint): void {
-    this.ledger.invokePrivileged(oracle, 'set_price', [encodeOracleAsset({ stellar: asset }), i128(price)]);
+  /** Sets a price, stamped with the next ledger's close time, or with `timestamp` (unix seconds) when given. */
+  setPrice(oracle: string, asset: string, price: bigint, timestamp?: bigint): void {
+    const stamp = timestamp === undefined ? [] : [blendScVal.scU64(timestamp)];
+    this.ledger.invokePrivileged(oracle, 'set_price', [encodeOracleAsset({ stellar: asset }), i128(price), ...stamp]);
   }
 
   /** A pool registered with the sandbox's pool factory, unless `registered: false` (an impostor the factory does not know). */
@@ -132,7 +135,8 @@ export class SandboxSetup {
       ],
     });
     this.ledger.invokePrivileged(contractId, 'set_status', [u32(0)]);
-    if (options.registered !== false) this.ledger.invokePrivileged(this.poolFactory(), 'register', [address(contractId)]);
+    if (options.registered !== false)
+      this.ledger.invokePrivileged(this.poolFactory(), 'register', [address(contractId)]);
     this.directory.pools.push({ name, contractId, oracle, reserves: [] });
     return contractId;
   }

@@ -1,6 +1,6 @@
 /**
  * The page's congestion section: the per-ledger Soroban limit, the queue, the current `getFeeStats` percentiles and
- * a form to start (or stop) a storm. It reads `GET /control/congestion` in the browser and builds its rows with
+ * a form to start (or stop) a storm. It reads `GET /control/congestion` in the browser every five seconds and builds its rows with
  * `textContent` (nothing from the answer is parsed as HTML); its buttons call the control API.
  */
 export function congestionPanel(): string {
@@ -25,10 +25,11 @@ const PANEL_SCRIPT = `
     await send('POST', '/control/ledger/limits', { maxSorobanTransactions: value('storm-limit') });
     const answer = await send('POST', '/control/congestion', { transactionsPerLedger: value('storm-count'),
       inclusionFee: value('storm-fee'), ledgers: value('storm-ledgers') });
-    if (answer.error) alert(answer.error); else location.reload();
+    if (answer.error) alert(answer.error); else show();
   });
-  document.getElementById('storm-stop').addEventListener('click', () => send('DELETE', '/control/congestion').then(() => location.reload()));
-  fetch('/control/congestion').then((r) => r.json()).then((c) => {
+  document.getElementById('storm-stop').addEventListener('click', () => send('DELETE', '/control/congestion').then(show));
+  // The page does not reload itself: this view reads the queue again every five seconds.
+  const show = () => fetch('/control/congestion').then((r) => r.json()).then((c) => {
     const fees = c.feeStats.sorobanInclusionFee;
     const storm = c.storm ? 'storm: ' + c.storm.transactionsPerLedger + ' transactions per ledger at ' +
       c.storm.inclusionFee + ' stroops, ' + c.storm.ledgersLeft + ' ledger(s) left' : 'no storm';
@@ -42,5 +43,7 @@ const PANEL_SCRIPT = `
     c.queue.forEach((q) => queue.append(row('td', [q.hash.slice(0, 16), q.source, q.inclusionFeePerOperation, q.storm ? 'yes' : ''])));
     box.append(stats, queue);
   }).catch(() => { box.textContent = 'the congestion view does not answer'; });
+  show();
+  setInterval(show, 5000);
 })();
 `;

@@ -45,6 +45,14 @@ describe('the sandbox page and the agent relay', () => {
     for (const label of ['−3 %', '−10 %', '−20 %', '+10 %']) expect(page).toContain(label);
   });
 
+  it('has an oracle feeds panel whose buttons stop and restart feeds through the control API', async () => {
+    const page = await (await fetch(`${without.url}/`)).text();
+    expect(page).toContain('<h2>Oracle feeds</h2>');
+    expect(page).toContain("fetch('/control/oracles/feeds')");
+    expect(page).toContain("'/control/oracles/' + oracle + '/feed'");
+    expect(page).toContain('Stop, 10 min ago');
+  });
+
   it('says so when no agent is configured, and when the configured one does not answer', async () => {
     const none = await fetch(`${without.url}/agent/status`);
     expect(none.status).toBe(404);

@@ -1,11 +1,16 @@
 import { escapeHtml } from '@rp/contracts';
 import type { SandboxDump } from '../control/sandbox-dump';
+import { auctionPanel } from './auction-panel';
 import { congestionPanel } from './congestion-panel';
+import { oracleFeedPanel } from './oracle-feed-panel';
+import { healthChartPanel } from './health-chart';
 
 /**
  * The page at the sandbox root for a person running `npm start`: ledgers, accounts and balances, prices,
- * positions with their health, transactions and every message the channel stand-ins received. It reloads itself
- * every five seconds; the same data is JSON at `/control/state`.
+ * positions with their health and a chart of it over time, transactions and every message the channel stand-ins
+ * received; the same data is JSON at `/control/state`. It never reloads itself (the chart keeps its state): every
+ * five seconds its script fetches the page again and swaps in each section that holds no script, form control or
+ * `data-keep` element; those sections (the chart, panels with their own script) refresh themselves.
  */
 export function renderPage(dump: SandboxDump): string {
   const units = (value: string | null, decimals = 7) => (value === null ? '-' : formatUnits(value, decimals));
@@ -15,6 +20,7 @@ export function renderPage(dump: SandboxDump): string {
       `<p>closed ${time(dump.ledger.closeTime)} · ${dump.ledger.pending} transaction(s) waiting · network: Test SDF Network ; September 2015</p>`,
     ),
     section('Congestion', congestionPanel()),
+    section('Liquidation auctions', auctionPanel()),
     section(
       'Accounts',
       table(
@@ -45,9 +51,10 @@ export function renderPage(dump: SandboxDump): string {
         ]),
       ),
     ),
+    section('Oracle feeds', oracleFeedPanel()),
     section(
       'Agent',
-      '<div id="agent"><small>asking the demo agent…</small></div>',
+      '<div id="agent" data-keep><small>asking the demo agent…</small></div>',
     ),
     section(
       'Pools',
@@ -70,6 +77,7 @@ export function renderPage(dump: SandboxDump): string {
         ]),
       ),
     ),
+    section('Health factor over time', healthChartPanel()),
     section(
       'Transactions',
       table(
@@ -98,13 +106,14 @@ export function renderPage(dump: SandboxDump): string {
     ),
   ];
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
+<html lang="en"><head><meta charset="utf-8">
 <title>Sandbox · ledger ${dump.ledger.sequence}</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#222}h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
 code{font-size:12px}pre{margin:0;white-space:pre-wrap;max-width:40rem}.risk.low{color:#176f2c}.risk.medium{color:#8a6d00}
 .risk.high{color:#b25000}.risk.critical{color:#b00020;font-weight:bold}small{color:#666}
+figure.health-chart{margin:1rem 0}.health-markers{font-size:12px;color:#444}
 </style></head><body>
 <h1>Risk-protection sandbox</h1>
 <p>Stand-ins on loopback: Soroban RPC at <code>/rpc</code>, Telegram Bot API at <code>/telegram</code>, webhooks under
@@ -119,22 +128,35 @@ ${sections.join('\n')}
 const PRICE_MOVES = [-3, -10, -20, 10] as const;
 
 /**
- * The page's only script: price buttons (the control API sets the oracle price; the change is on the ledger at the
- * next close) and the demo agent's status, relayed by the sandbox at `/agent/status`.
+ * The page's own script: the live refresh of its sections, price buttons (the control API sets the oracle price;
+ * the change is on the ledger at the next close) and the demo agent's status, relayed by the sandbox at
+ * `/agent/status`.
  */
 const PAGE_SCRIPT = `
+const KEPT = 'script, input, select, textarea, [data-keep]';
+async function refreshSections() {
+  const next = new DOMParser().parseFromString(await (await fetch('/')).text(), 'text/html');
+  const fresh = next.querySelectorAll('section[data-section]');
+  document.querySelectorAll('section[data-section]').forEach((current, index) => {
+    if (fresh[index] && !current.querySelector(KEPT) && current.innerHTML !== fresh[index].innerHTML) {
+      current.innerHTML = fresh[index].innerHTML;
+    }
+  });
+  document.title = next.title;
+}
 async function movePrice(oracle, asset, price, percent) {
   const next = (BigInt(price) * BigInt(100 + percent)) / 100n;
   await fetch('/control/oracles/' + oracle + '/prices', { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ asset, price: next.toString() }) });
-  location.reload();
+  await refreshSections();
 }
+setInterval(() => { refreshSections().catch(() => {}); showAgent(); }, 5000);
 document.addEventListener('click', (event) => {
   const button = event.target.closest('button[data-percent]');
   if (button) movePrice(button.dataset.oracle, button.dataset.asset, button.dataset.price, Number(button.dataset.percent));
 });
 ${escapeHtml.toString()}
-fetch('/agent/status').then((r) => r.json()).then((s) => {
+function showAgent() { fetch('/agent/status').then((r) => r.json()).then((s) => {
   const box = document.getElementById('agent');
   if (!s.wallet) { box.innerHTML = '<small>' + escapeHtml(s.error || 'no agent') + '</small>'; return; }
   const rows = (s.positions || []).map((p) => '<tr><td><code>' + escapeHtml(p.poolAddress) + '</code></td><td>' +
@@ -151,15 +173,17 @@ fetch('/agent/status').then((r) => r.json()).then((s) => {
     '<table><tr><th>pool</th><th>health factor</th><th>risk</th></tr>' + rows + '</table>' +
     '<h3>Closes</h3><table><tr><th>decided</th><th>outcome</th><th>transaction</th><th>settled</th></tr>' +
     (closes || '<tr><td colspan="4"><small>none yet</small></td></tr>') + '</table>';
-}).catch(() => { document.getElementById('agent').innerHTML = '<small>the demo agent does not answer</small>'; });
+}).catch(() => { document.getElementById('agent').innerHTML = '<small>the demo agent does not answer</small>'; }); }
+showAgent();
 `;
 
 function tokenSymbols(dump: SandboxDump): string[] {
   return [...new Set(dump.accounts.flatMap((account) => Object.keys(account.tokens)))];
 }
 
+/** A titled part of the page; the page's script swaps its contents live unless it holds a script or a control. */
 function section(title: string, body: string): string {
-  return `<h2>${esc(title)}</h2>\n${body}`;
+  return `<section data-section>\n<h2>${esc(title)}</h2>\n${body}\n</section>`;
 }
 
 function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -42,6 +42,31 @@ describe('alert messages', () => {
     expect(plainText(renderAlert(alert, 'monitor'))).not.toContain('Why:');
   });
 
+  it('say why a stale oracle raised the position and what to do about it', () => {
+    const text = plainText(renderAlert({ ...alert, triggers: ['stale_oracle'] }, 'monitor'));
+    expect(text).toContain(
+      "Why: the pool's oracle has not updated the price of an asset you hold within your maximum age",
+    );
+    expect(text).toContain(
+      'REPAY: repay part of the debt or add collateral to lift the health factor. The value shown',
+    );
+    expect(text).toContain('do not rely on the health factor until the oracle updates');
+  });
+
+  it('say why a borrow rate jump raised the position and what to do about it', () => {
+    const jumped: RiskAlert = {
+      ...alert,
+      riskLevel: 'medium',
+      recommendedAction: 'WATCH',
+      triggers: ['borrow_rate_jump'],
+    };
+    const text = plainText(renderAlert(jumped, 'monitor'));
+    expect(text).toContain('Why: the borrow rate of an asset you owe jumped by half or more since the last check');
+    expect(text).toContain('WATCH: keep an eye on prices');
+    expect(text).toContain('Your debt now grows faster: repay the borrowed asset');
+    expect(plainText(renderAlert(alert, 'monitor'))).not.toContain('grows faster');
+  });
+
   it('escapes Telegram HTML and stays within 4096 characters', () => {
     const nasty = { ...alert, alertId: '<b>&"x"</b>'.repeat(10) };
     const { text, parse_mode } = telegramText(renderAlert(nasty, 'webhook'));

@@ -24,6 +24,8 @@ export interface RiskLevelBounds {
   readonly utilizationAlertBps?: number;
   /** How far, in basis points, a stablecoin's oracle price may be off $1 before `stablecoin_depeg`. */
   readonly depegBps?: number;
+  /** How old, in seconds of ledger time, an oracle price of a held asset may be before `stale_oracle`. */
+  readonly oracleMaxAgeSeconds?: number;
 }
 
 /** DECISIONS.md's bounds: 1.50 / 1.25 / 1.10. */
@@ -34,6 +36,7 @@ export const DEFAULT_RISK_BOUNDS: RiskLevelBounds = {
   utilizationWarnBps: 8000,
   utilizationAlertBps: 9000,
   depegBps: 200,
+  oracleMaxAgeSeconds: 300,
 };
 
 /**

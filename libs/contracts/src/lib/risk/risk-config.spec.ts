@@ -1,12 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { type ValidationError, validateSync } from 'class-validator';
 import { DEFAULT_RISK_BOUNDS, riskLevelOfHealthFactor } from './health-factor';
-import {
-  PutRiskConfigRequest,
-  RISK_CONFIG_DEFAULTS,
-  boundsOfRiskConfig,
-  effectiveRiskConfig,
-} from './risk-config';
+import { PutRiskConfigRequest, RISK_CONFIG_DEFAULTS, boundsOfRiskConfig, effectiveRiskConfig } from './risk-config';
 
 /** Dotted field of every failed rule, one per rule. */
 function failures(body: unknown): string[] {

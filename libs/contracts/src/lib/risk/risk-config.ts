@@ -76,6 +76,7 @@ export function boundsOfRiskConfig(config: RiskConfigSettings): RiskLevelBounds 
     utilizationWarnBps: config.utilizationWarnBps,
     utilizationAlertBps: config.utilizationAlertBps,
     depegBps: config.depegBps,
+    oracleMaxAgeSeconds: config.oracleMaxAgeSeconds,
   };
 }
 

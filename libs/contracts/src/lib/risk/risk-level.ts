@@ -49,10 +49,13 @@ export const ALERT_COOLDOWN_SECONDS: Readonly<Record<RiskLevel, number>> = {
 
 export const ALERT_TRIGGERS = [
   'low_health_factor',
+  'stale_oracle',
   'pool_on_ice',
   'pool_frozen',
   'high_utilization',
   'stablecoin_depeg',
+  'borrow_rate_jump',
+  'liquidation_auction',
 ] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 

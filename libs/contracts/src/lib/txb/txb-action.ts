@@ -1,5 +1,8 @@
-export const TXB_ACTIONS = ['REPAY', 'LIQUIDATE', 'UNWIND'] as const;
+export const TXB_ACTIONS = ['REPAY', 'LIQUIDATE', 'UNWIND', 'RESCUE'] as const;
 export type TxbAction = (typeof TXB_ACTIONS)[number];
+
+/** Actions whose `tokenId` is optional and `amount` refused: they size themselves from the position. */
+export const SELF_SIZED_ACTIONS: readonly TxbAction[] = ['UNWIND', 'RESCUE'];
 
 /** Blend requests inside one pool invocation; a Soroban transaction holds exactly one operation. */
 export const MAX_OPERATIONS_PER_TRANSACTION = 10;

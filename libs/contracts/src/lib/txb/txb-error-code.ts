@@ -18,6 +18,10 @@ export const TxbErrorCode = {
   TARGET_ALREADY_REACHED: 'TARGET_ALREADY_REACHED',
   /** No unwind can be built: no swap route for the debt, or more than one debt the wallet cannot cover (422). */
   UNWIND_NOT_POSSIBLE: 'UNWIND_NOT_POSSIBLE',
+  /** A RESCUE the wallet cannot bring to health with what it holds, or a pool that refuses request 9 (422). */
+  RESCUE_NOT_POSSIBLE: 'RESCUE_NOT_POSSIBLE',
+  /** A RESCUE of a wallet no liquidation auction runs against in the pool (404). */
+  AUCTION_NOT_FOUND: 'AUCTION_NOT_FOUND',
   /** The oracle has no usable price for an asset of the position (422). */
   PRICE_UNAVAILABLE: 'PRICE_UNAVAILABLE',
   /** The signed envelope's hash matches none of the caller's proposals (404: not found or not yours). */

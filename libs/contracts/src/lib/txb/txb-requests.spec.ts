@@ -33,7 +33,7 @@ describe('BuildTransactionRequest', () => {
     expect(
       build({ action: 'BORROW', walletAddress: POOL, poolAddress: WALLET, amount: '-5', slippageBps: 10_001 }),
     ).toEqual({
-      action: 'action must be one of REPAY, LIQUIDATE, UNWIND',
+      action: 'action must be one of REPAY, LIQUIDATE, UNWIND, RESCUE',
       walletAddress: 'walletAddress must be a valid ledger G-address',
       poolAddress: 'poolAddress must be a valid contract C-address',
       amount: 'amount must be a non-negative integer string in base units (at most 2^127-1)',
@@ -51,13 +51,19 @@ describe('BuildTransactionRequest', () => {
   it('refuses a zero amount, an amount with UNWIND, and a target health factor without it', () => {
     expect(build({ amount: '0' })).toEqual({ amount: 'amount must be greater than zero' });
     expect(build({ action: 'UNWIND', amount: '5' })).toEqual({
-      amount:
-        'amount is not accepted with UNWIND (it closes the position; use targetHealthFactor for a partial unwind)',
+      amount: 'amount is not accepted with UNWIND or RESCUE (they size themselves; use targetHealthFactor)',
     });
     expect(build({ targetHealthFactor: 1.5 })).toEqual({
-      targetHealthFactor: 'targetHealthFactor is accepted with UNWIND only',
+      targetHealthFactor: 'targetHealthFactor is accepted with UNWIND or RESCUE only',
     });
     expect(build({ action: 'UNWIND', targetHealthFactor: 1.5 })).toEqual({});
+  });
+
+  it('accepts RESCUE without tokenId or amount, with an optional target, and refuses an amount with it', () => {
+    expect(build({ action: 'RESCUE', tokenId: undefined })).toEqual({});
+    expect(build({ action: 'RESCUE', targetHealthFactor: 1.1 })).toEqual({});
+    expect(build({ action: 'RESCUE', amount: '5' })).toHaveProperty('amount');
+    expect(build({ action: 'RESCUE', targetHealthFactor: 1 })).toHaveProperty('targetHealthFactor');
   });
 
   it.each([[1], [100.5], [1.123456789], ['1.5'], [Number.NaN]])('refuses targetHealthFactor %p', (value) => {

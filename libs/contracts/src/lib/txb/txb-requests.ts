@@ -15,7 +15,7 @@ import {
   type ValidationArguments,
 } from 'class-validator';
 import { IsBaseUnitAmount, IsContractAddress, IsLedgerAccountAddress } from '../validation/ledger-validators';
-import { FEE_LEVELS, type FeeLevel, SLIPPAGE_BPS, TXB_ACTIONS, type TxbAction } from './txb-action';
+import { FEE_LEVELS, type FeeLevel, SELF_SIZED_ACTIONS, SLIPPAGE_BPS, TXB_ACTIONS, type TxbAction } from './txb-action';
 
 /** Largest health factor a partial unwind may aim at; above it, close the position instead. */
 export const MAX_TARGET_HEALTH_FACTOR = 100;
@@ -57,19 +57,22 @@ export class BuildTransactionRequest {
 
   /**
    * REPAY: the debt's token; LIQUIDATE: the collateral's token (both required). UNWIND: optional, the collateral to
-   * sell through the flash-loan receiver (chosen from the position when omitted).
+   * sell through the flash-loan receiver (chosen from the position when omitted). RESCUE: optional, the only token
+   * to repay or supply (any the wallet holds when omitted).
    */
-  @ValidateIf((request: BuildTransactionRequest) => request.action !== 'UNWIND' || request.tokenId !== undefined)
+  @ValidateIf(
+    (request: BuildTransactionRequest) => !SELF_SIZED_ACTIONS.includes(request.action) || request.tokenId !== undefined,
+  )
   @IsContractAddress()
   tokenId?: string;
 
-  /** Base units; omitted: the whole debt (REPAY) or all the collateral (LIQUIDATE). Not accepted with UNWIND. */
+  /** Base units; omitted: the whole debt (REPAY) or all the collateral (LIQUIDATE). Not with UNWIND or RESCUE. */
   @MayBeOmitted()
   @IsBaseUnitAmount()
   @NotEquals('0', { message: 'amount must be greater than zero' })
   @OnlyWhenAction(
-    (action) => action !== 'UNWIND',
-    'is not accepted with UNWIND (it closes the position; use targetHealthFactor for a partial unwind)',
+    (action) => !SELF_SIZED_ACTIONS.includes(action as TxbAction),
+    'is not accepted with UNWIND or RESCUE (they size themselves; use targetHealthFactor)',
   )
   amount?: string;
 
@@ -80,7 +83,10 @@ export class BuildTransactionRequest {
   @Max(SLIPPAGE_BPS.max, { message: `slippageBps must be an integer from ${SLIPPAGE_BPS.min} to ${SLIPPAGE_BPS.max}` })
   slippageBps?: number;
 
-  /** UNWIND only: withdraw and swap just enough collateral to bring the health factor up to this value. */
+  /**
+   * UNWIND: withdraw and swap just enough collateral to bring the health factor up to this value. RESCUE: the health
+   * factor the rescue brings the position to (default 1.10, the default critical bound; ADR 027).
+   */
   @MayBeOmitted()
   @IsNumber(
     { allowNaN: false, allowInfinity: false, maxDecimalPlaces: 7 },
@@ -92,7 +98,7 @@ export class BuildTransactionRequest {
   @Max(MAX_TARGET_HEALTH_FACTOR, {
     message: `targetHealthFactor must be between ${MIN_TARGET_HEALTH_FACTOR} and ${MAX_TARGET_HEALTH_FACTOR}`,
   })
-  @OnlyWhenAction((action) => action === 'UNWIND', 'is accepted with UNWIND only')
+  @OnlyWhenAction((action) => SELF_SIZED_ACTIONS.includes(action as TxbAction), 'is accepted with UNWIND or RESCUE only')
   targetHealthFactor?: number;
 
   /**

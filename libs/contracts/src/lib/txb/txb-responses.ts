@@ -53,6 +53,14 @@ export interface ProposalMetadata {
   action: TxbAction;
   /** UNWIND only: how it is carried out (`approve` is the step before a flash-loan unwind). */
   route?: UnwindRoute;
+  /** RESCUE only: the health factor aimed at and what the wallet pays in before request 9 deletes the auction. */
+  rescue?: RescueMetadata;
+}
+
+export interface RescueMetadata {
+  targetHealthFactor: number;
+  /** In order, before the DeleteLiquidationAuction; empty when the position is at the target already. */
+  requests: { requestType: 'Repay' | 'SupplyCollateral'; tokenId: string; amount: string }[];
 }
 
 export type UnwindRoute = 'submit' | 'submit-with-allowance' | 'flash-loan' | 'approve';

@@ -30,17 +30,21 @@ export class HttpMetrics {
 
   /** `onResponse` hook: Fastify has timed the request already (`reply.elapsedTime`). */
   readonly observe = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const route = routeOf(request);
-    const key = `${request.method} ${reply.statusCode} ${route}`;
+    this.record(request.method, reply.statusCode, routeOf(request), reply.elapsedTime / 1000);
+    done();
+  };
+
+  /** One answered request (the hook's, and the gateway's for the requests it forwards outside Fastify). */
+  record(method: string, statusCode: number, route: string, seconds: number): void {
+    const key = `${method} ${statusCode} ${route}`;
     let child = this.children.get(key);
     if (!child) {
-      child = this.duration.labels({ method: request.method, route, status_code: String(reply.statusCode) });
+      child = this.duration.labels({ method, route, status_code: String(statusCode) });
       // Routes are templates and statuses few, but a bound keeps a surprise from growing without end.
       if (this.children.size < 1000) this.children.set(key, child);
     }
-    child.observe(reply.elapsedTime / 1000);
-    done();
-  };
+    child.observe(seconds);
+  }
 }
 
 type Observer = ReturnType<Histogram<'method' | 'route' | 'status_code'>['labels']>;

@@ -1,101 +1,33 @@
-import { Keypair, Networks, rpc, StrKey, xdr } from '@stellar/stellar-sdk';
+import { Keypair, Networks, rpc } from '@stellar/stellar-sdk';
 import { PoolV2, PositionsEstimate, type Network } from '@blend-capital/blend-sdk';
-import {
-  BlendPoolReader,
-  REQUEST_TYPES,
-  decodePositions,
-  encodeOracleAsset,
-  encodeRequest,
-  encodeReserveConfig,
-  ledgerEntriesOf,
-  type ReserveConfig,
-} from '@rp/ledger';
-import { address, i128, string, toBigInt, u32 } from '../scval';
-import { ORACLE_CONTRACT } from '../oracle';
-import { TOKEN_CONTRACT } from '../token';
-import { BLEND_POOL_CONTRACT } from './contract';
+import { BlendPoolReader, REQUEST_TYPES, ledgerEntriesOf } from '@rp/ledger';
+import { address, i128, toBigInt } from '../scval';
 import { startSandbox, type RunningSandbox } from '../../sandbox';
-
-const UNIT = 10_000_000n;
-const RESERVE: ReserveConfig = {
-  index: 0,
-  decimals: 7,
-  cFactor: 9_000_000,
-  lFactor: 8_000_000,
-  util: 5_000_000,
-  maxUtil: 9_500_000,
-  rBase: 100_000,
-  rOne: 500_000,
-  rTwo: 5_000_000,
-  rThree: 15_000_000,
-  reactivity: 20,
-  supplyCap: 10n ** 20n,
-  enabled: true,
-};
+import { type TestPool, UNIT, deployTestPool } from './test-pool';
 
 describe('sandbox Blend pool read by the unmodified blend-sdk', () => {
   let sandbox: RunningSandbox;
-  const admin = Keypair.random().publicKey();
   const lender = Keypair.random().publicKey();
   const user = Keypair.random().publicKey();
   let usdc: string;
   let xlm: string;
   let pool: string;
-
-  const call = (contract: string, fn: string, args: xdr.ScVal[]) => sandbox.ledger.invokePrivileged(contract, fn, args);
-  const submit = (from: string, requests: { requestType: number; address: string; amount: bigint }[]) =>
-    decodePositions(
-      call(pool, 'submit', [
-        address(from),
-        address(from),
-        address(from),
-        xdr.ScVal.scvVec(requests.map(encodeRequest)),
-      ]),
-    );
+  let submit: TestPool['submit'];
   const balance = (token: string, owner: string) => toBigInt(sandbox.ledger.view(token, 'balance', [address(owner)]));
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, tlsPort: 0, smtpPort: 0, ledgerIntervalMs: 200, scenario: 'empty' });
-    const { ledger } = sandbox;
-    const token = (symbol: string) =>
-      ledger.deployContract(TOKEN_CONTRACT, {
-        salt: `it:${symbol}`,
-        constructorArgs: [address(admin), u32(7), string(symbol), string(symbol)],
-      });
-    usdc = token('USDC');
-    xlm = token('XLM');
-    const oracle = ledger.deployContract(ORACLE_CONTRACT, {
-      salt: 'it:oracle',
-      constructorArgs: [address(admin), encodeOracleAsset({ other: 'USD' }), u32(7), u32(300)],
-    });
-    call(oracle, 'set_price', [encodeOracleAsset({ stellar: usdc }), i128(UNIT)]);
-    call(oracle, 'set_price', [encodeOracleAsset({ stellar: xlm }), i128(1_200_000n)]);
-    const backstop = StrKey.encodeContract(Buffer.alloc(32, 9));
-    pool = ledger.deployContract(BLEND_POOL_CONTRACT, {
-      salt: 'it:pool',
-      constructorArgs: [
-        address(admin),
-        string('Sandbox'),
-        address(oracle),
-        u32(2_000_000),
-        u32(4),
-        i128(0n),
-        address(backstop),
-        address(backstop),
-      ],
-    });
-    call(pool, 'set_status', [u32(0)]);
-    call(pool, 'set_reserve', [address(usdc), encodeReserveConfig(RESERVE)]);
-    call(pool, 'set_reserve', [address(xlm), encodeReserveConfig({ ...RESERVE, index: 1 })]);
-    call(usdc, 'mint', [address(user), i128(1_000n * UNIT)]);
-    call(xlm, 'mint', [address(lender), i128(100_000n * UNIT)]);
-    call(xlm, 'mint', [address(user), i128(10n * UNIT)]);
+    const fixture = deployTestPool(sandbox.ledger, 'it');
+    ({ usdc, xlm, pool, submit } = fixture);
+    fixture.call(usdc, 'mint', [address(user), i128(1_000n * UNIT)]);
+    fixture.call(xlm, 'mint', [address(lender), i128(100_000n * UNIT)]);
+    fixture.call(xlm, 'mint', [address(user), i128(10n * UNIT)]);
     submit(lender, [{ requestType: REQUEST_TYPES.Supply, address: xlm, amount: 100_000n * UNIT }]);
     submit(user, [
       { requestType: REQUEST_TYPES.SupplyCollateral, address: usdc, amount: 1_000n * UNIT },
       { requestType: REQUEST_TYPES.Borrow, address: xlm, amount: 5_000n * UNIT },
     ]);
-    ledger.closeLedger();
+    sandbox.ledger.closeLedger();
   });
 
   afterAll(() => sandbox?.close());

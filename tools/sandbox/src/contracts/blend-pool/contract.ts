@@ -3,6 +3,7 @@ import {
   BLEND_POOL_ERROR,
   blendScVal,
   decodeFlashLoan,
+  encodeAuctionData,
   decodeRequest,
   decodeReserveConfig,
   decodeReserveData,
@@ -13,6 +14,7 @@ import {
 import { type ContractEnv, type NativeContract, defineContractKind } from '../../ledger/host/native-contract';
 import { requiredArg } from '../contract-args';
 import { initializePool, setReserve, setStatus, updatePool } from './admin';
+import { deleteStaleAuction, getAuction, newAuction } from './auctions';
 import { PoolState } from './pool-state';
 import { PoolStorage } from './storage';
 import { executeFlashLoan, executeSubmit } from './submit';
@@ -91,6 +93,22 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
     const asset = readAddress(arg(env, args, 0));
     storage.reserveConfig(asset); // fails with BadRequest for an unknown reserve
     storage.setReserveData(asset, decodeReserveData(arg(env, args, 1)));
+    return VOID;
+  },
+  new_auction: (env, args) =>
+    encodeAuctionData(
+      newAuction(env, {
+        auctionType: readU32(arg(env, args, 0)),
+        user: readAddress(arg(env, args, 1)),
+        bid: readVec(arg(env, args, 2)).map((a) => readAddress(a)),
+        lot: readVec(arg(env, args, 3)).map((a) => readAddress(a)),
+        percent: readU32(arg(env, args, 4)),
+      }),
+    ),
+  get_auction: (env, args) =>
+    encodeAuctionData(getAuction(env, readU32(arg(env, args, 0)), readAddress(arg(env, args, 1)))),
+  del_auction: (env, args) => {
+    deleteStaleAuction(env, readU32(arg(env, args, 0)), readAddress(arg(env, args, 1)));
     return VOID;
   },
   get_config: (env) => encodePoolConfig(new PoolStorage(env).config()),

@@ -13,6 +13,7 @@ import {
   totalSupply,
 } from '@rp/ledger';
 import type { ContractEnv } from '../../ledger/host/native-contract';
+import { deleteLiquidation, fillUserLiquidation } from './auctions';
 import { type PoolState, requireReserveActionAllowed, requireUtilizationBelow100 } from './pool-state';
 import type { UserState } from './user-state';
 
@@ -45,7 +46,10 @@ export function emitPoolEvent(
   env.emit(topics, xdr.ScVal.scvVec([blendScVal.scI128(amount), blendScVal.scI128(shares)]));
 }
 
-/** `build_actions_from_request`: applies requests 0-5 in order; auction requests (6-9) are not supported. */
+/**
+ * `build_actions_from_request`: applies requests 0-6 and 9 in order; bad debt and interest auction fills (7, 8) are
+ * not modelled.
+ */
 export function buildActions(
   env: ContractEnv,
   pool: PoolState,
@@ -126,8 +130,17 @@ export function buildActions(
         }
         break;
       }
+      case REQUEST_TYPES.FillUserLiquidationAuction:
+        fillUserLiquidation(env, pool, request.address, user, request.amount);
+        actions.checkHealth = true;
+        break;
+      case REQUEST_TYPES.DeleteLiquidationAuction:
+        // Only the type counts: the auction deleted is `from`'s own, and `from` must be healthy afterwards.
+        deleteLiquidation(env, pool, from);
+        actions.checkHealth = true;
+        break;
       default:
-        // 6-9 are auction fills and deletions, which the sandbox does not model.
+        // 7 and 8 fill bad debt and interest auctions, which the sandbox does not model.
         env.fail(BLEND_POOL_ERROR.BadRequest, `request type ${request.requestType} is not supported`);
     }
   }

@@ -1,5 +1,7 @@
 import { xdr } from '@stellar/stellar-sdk';
 import {
+  AUCTION_TYPES,
+  type AuctionData,
   BLEND_POOL_ERROR,
   POOL_INSTANCE_KEYS,
   type PoolConfig,
@@ -8,11 +10,13 @@ import {
   type ReserveData,
   auctionKey,
   blendScVal,
+  decodeAuctionData,
   decodePoolConfig,
   decodePositions,
   decodeReserveConfig,
   decodeReserveData,
   emptyPositions,
+  encodeAuctionData,
   encodePoolConfig,
   encodePositions,
   encodeReserveConfig,
@@ -27,7 +31,8 @@ import type { ContractEnv } from '../../ledger/host/native-contract';
 /**
  * The pool's ledger storage, key for key as blend-contracts-v2 pool/src/storage.rs lays it out, so that the
  * unmodified blend-sdk reads it: instance Admin/Name/Backstop/BLNDTkn/Config; persistent ResList, ResConfig(asset),
- * ResData(asset), Positions(user). TTL bumps are the host's business (it gives every write the default TTL).
+ * ResData(asset), Positions(user); temporary Auction(AuctionKey{user, auct_type}). TTL bumps are the host's business
+ * (it gives every write the default TTL) except an auction's, which lives as long as v2 extends it.
  */
 export class PoolStorage {
   constructor(private readonly env: ContractEnv) {}
@@ -101,8 +106,29 @@ export class PoolStorage {
     this.env.set('persistent', positionsKey(user), encodePositions(positions));
   }
 
-  /** Liquidation auctions are not modelled, but a stored one still blocks `submit` as in the real pool. */
-  hasLiquidationAuction(user: string): boolean {
-    return this.env.has('temporary', auctionKey(user, 0));
+  backstop(): string {
+    return blendScVal.readAddress(this.instance(POOL_INSTANCE_KEYS.backstop));
+  }
+
+  /** `has_auction` (a user liquidation unless told otherwise): a stored one blocks the user's `submit`. */
+  hasLiquidationAuction(user: string, auctionType: number = AUCTION_TYPES.UserLiquidation): boolean {
+    return this.env.has('temporary', auctionKey(user, auctionType));
+  }
+
+  auction(user: string, auctionType: number = AUCTION_TYPES.UserLiquidation): AuctionData | undefined {
+    const value = this.env.get('temporary', auctionKey(user, auctionType));
+    return value === undefined ? undefined : decodeAuctionData(value);
+  }
+
+  /** `set_auction`: temporary storage, extended to LEDGER_BUMP_SHARED (46 days of 5 s ledgers). */
+  setAuction(user: string, auction: AuctionData, auctionType: number = AUCTION_TYPES.UserLiquidation): void {
+    const liveUntil = this.env.ledger.sequence + AUCTION_TTL_LEDGERS;
+    this.env.set('temporary', auctionKey(user, auctionType), encodeAuctionData(auction), liveUntil);
+  }
+
+  deleteAuction(user: string, auctionType: number = AUCTION_TYPES.UserLiquidation): void {
+    this.env.remove('temporary', auctionKey(user, auctionType));
   }
 }
+
+const AUCTION_TTL_LEDGERS = 46 * 17_280;

@@ -5,13 +5,14 @@ import { requiredArg, requiredInstance } from '../contract-args';
 
 /**
  * A SEP-40 price feed the sandbox controls: `lastprice(asset)` answers the last `set_price`, stamped with the ledger
- * close time it was set at, which is what blend-sdk's `getOraclePrice` and the pool's `load_price` read
+ * close time it was set at (or, sandbox only, the `timestamp` its optional third argument gives: the oracle keeper's
+ * control stamps a price in the past to make it stale at once), which is what blend-sdk's `getOraclePrice` and the pool's `load_price` read
  * (`Option<PriceData{price, timestamp}>`: the map itself for Some, void for None). Storage: instance `Admin`,
  * `Base` (Asset), `Decimals`, `Resolution`, `Assets` (Vec<Asset>); persistent `Price(Asset)` -> PriceData.
  */
 
 const ERRORS = { Unauthorized: 4, UnknownFunction: 1, BadArgument: 2, NegativePrice: 8 } as const;
-const { readAddress, readI128, readU32, readVec, scAddress, scSymbol, scU32 } = blendScVal;
+const { readAddress, readI128, readU32, readU64, readVec, scAddress, scSymbol, scU32 } = blendScVal;
 const VOID = xdr.ScVal.scvVoid();
 
 const key = (name: string): xdr.ScVal => scSymbol(name);
@@ -43,7 +44,8 @@ export const oracleContract: NativeContract = {
         const asset = decodeOracleAsset(arg(env, args, 0));
         const price = readI128(arg(env, args, 1));
         if (price < 0n) env.fail(ERRORS.NegativePrice);
-        env.set('persistent', priceKey(asset), encodePriceData({ price, timestamp: env.ledger.timestamp }));
+        const timestamp = args.length > 2 ? readU64(arg(env, args, 2)) : env.ledger.timestamp;
+        env.set('persistent', priceKey(asset), encodePriceData({ price, timestamp }));
         const encoded = encodeOracleAsset(asset);
         const known = assets(env);
         if (!known.some((a) => a.toXDR('base64') === encoded.toXDR('base64'))) {

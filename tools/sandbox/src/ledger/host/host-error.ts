@@ -1,6 +1,6 @@
 import { xdr } from '@stellar/stellar-sdk';
 
-type HostErrorType = 'Contract' | 'Auth' | 'Storage' | 'Value' | 'Context' | 'Budget';
+type HostErrorType = 'Contract' | 'WasmVm' | 'Auth' | 'Storage' | 'Value' | 'Context' | 'Budget';
 type HostErrorCode = 'InvalidAction' | 'MissingValue' | 'ExistingValue' | 'InvalidInput' | 'ExceededLimit';
 
 const CODE_XDR: Record<HostErrorCode, () => xdr.ScErrorCode> = {
@@ -12,6 +12,7 @@ const CODE_XDR: Record<HostErrorCode, () => xdr.ScErrorCode> = {
 };
 
 const TYPE_XDR: Record<Exclude<HostErrorType, 'Contract'>, (code: xdr.ScErrorCode) => xdr.ScError> = {
+  WasmVm: (code) => xdr.ScError.sceWasmVm(code),
   Auth: (code) => xdr.ScError.sceAuth(code),
   Storage: (code) => xdr.ScError.sceStorage(code),
   Value: (code) => xdr.ScError.sceValue(code),
