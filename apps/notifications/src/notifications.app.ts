@@ -6,6 +6,7 @@ import { AlertsModule, AlertsRoutesModule } from './alerts/alerts.module';
 import { ChannelConfigsModule, ChannelConfigsRoutesModule } from './channel-configs/channel-configs.module';
 import { DeliveryModule } from './delivery/delivery.module';
 import { DlqModule } from './dlq/dlq.module';
+import { HistoryJanitorModule, HistoryRoutesModule } from './history/history.module';
 import { monitorModules } from './monitor/monitor.module';
 import { registerQueueBoard } from './queues/queue-board';
 import { RiskRoutesModule } from './risk/risk.module';
@@ -22,6 +23,7 @@ const ROUTES = [
   RiskRoutesModule,
   RiskConfigRoutesModule,
   TriggerModule,
+  HistoryRoutesModule,
 ];
 
 /** The app's features, composed by role in `forRole`. */
@@ -43,6 +45,7 @@ function featureModules(config: NotificationsSettings): DynamicModule {
       AlertsModule,
       ...(config.runs('api') ? ROUTES : []),
       ...monitorModules(config),
+      ...(config.runs('monitor') ? [HistoryJanitorModule] : []),
     ],
   };
 }

@@ -22,3 +22,4 @@ export * from './lib/subscription/subscription-responses';
 export * from './lib/notifications/notification-requests';
 export * from './lib/notifications/account-event';
 export * from './lib/text/escape-html';
+export * from './lib/risk/risk-history';

@@ -4,12 +4,26 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { openDocumentStore } from '@rp/persistence';
+import { type StoredDocument, openDocumentStore } from '@rp/persistence';
 import { Payment, payment } from './payment';
 import { type Timing, measure, table } from './stats';
 
 const DOCUMENTS = Number(process.env['BENCH_DOCUMENTS'] ?? 10_000);
 const COMMITS = Number(process.env['BENCH_COMMITS'] ?? 500);
+/** Documents of one `insertMany`: a monitor batch job's readings (RMS_MONITOR_BATCH_SIZE wallets, one pool). */
+const BATCH = Number(process.env['BENCH_BATCH'] ?? 500);
+
+/** A health reading as the monitor's batch job writes it (ADR 024). */
+const reading = (round: number, n: number) => ({
+  id: `${round}:G${String(n).padStart(55, 'A')}:C${'B'.repeat(55)}`,
+  walletAddress: `G${String(n).padStart(55, 'A')}`,
+  poolAddress: `C${'B'.repeat(55)}`,
+  at: new Date(),
+  healthFactor: 1 + (n % 100) / 100,
+  riskLevel: 'low',
+  triggers: [] as string[],
+  expiresAt: new Date(Date.now() + 86_400_000),
+});
 
 const megabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
@@ -113,6 +127,14 @@ async function main(): Promise<void> {
         payments.count({ paidAt: { $gte: new Date('2026-11-22T00:00:00Z'), $lt: new Date('2026-11-23T00:00:00Z') } }),
       ),
     ];
+    const readings = await store.collection<StoredDocument>({ name: 'health_rounds', ttl: { field: 'expiresAt' } });
+    let round = 0;
+    timings.push(
+      await measure(`insertMany of ${BATCH} readings (one monitor batch job, one commit)`, 50, async () => {
+        round += 1;
+        await readings.insertMany(Array.from({ length: BATCH }, (_, i) => reading(round, i)));
+      }),
+    );
     await store.close();
     const rss = memory(dir);
     process.stdout.write(`\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n\n`);

@@ -5,6 +5,7 @@ import { RedisClient } from '@rp/platform';
 import { AlertIntake } from '../alerts/alert-intake.service';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
+import { HistoryRecorder } from '../history/history-recorder';
 import { EVENT_LEVEL, UNHELD_EVENTS, noticeOf } from './account-event-notice';
 
 /** An event id is taken once within this window (the agent's outbox resends until it is answered). */
@@ -28,6 +29,7 @@ export class AccountEventsService {
     private readonly intake: AlertIntake,
     private readonly redis: RedisClient,
     private readonly config: NotificationsSettings,
+    private readonly history: HistoryRecorder,
   ) {}
 
   async take(account: string, event: AccountEventRequest): Promise<AccountEventAnswer> {
@@ -36,6 +38,7 @@ export class AccountEventsService {
     if ((await this.redis.exists(seen)) === 1) {
       return { success: true, eventId: event.eventId, queued: [], suppressed: [], duplicate: true };
     }
+    await this.history.recordAction(account, event);
     const deliveryId = `event-${digest(account, event.eventId)}`;
     const enabled = (await this.configs.forAccount(account, event.walletAddress)).filter((config) => config.enabled);
     const channels = channelsOf(enabled.map((config) => config.channel));

@@ -10,10 +10,13 @@ import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../de
 import { DeliveryQueue } from '../delivery/delivery-queue';
 import type { IntakeEntry, IntakeOptions, IntakeOutcome, IntakeResult } from './alert';
 import { AlertCooldown, type CooldownQuestion } from './cooldown';
+import { type AlertIntakeRecord, HistoryRecorder } from '../history/history-recorder';
 
 /** One alert's channels before the cooldown: those that want its level, and those that do not. */
 interface Selection {
   eligible: ChannelConfigRecord[];
+  /** The configurations below their minimum level (the history's `suppressed`). */
+  below: ChannelConfigRecord[];
   suppressed: Set<Channel>;
   onceKey?: string;
 }
@@ -39,6 +42,7 @@ export class AlertIntake {
     private readonly cooldown: AlertCooldown,
     private readonly lanes: DestinationLanes,
     private readonly config: NotificationsSettings,
+    private readonly history: HistoryRecorder,
   ) {}
 
   /** One alert: a batch of one. */
@@ -73,13 +77,21 @@ export class AlertIntake {
     const queuedAt = Date.now();
     const jobs: DeliveryJob[] = [];
     const onceKeys: string[] = [];
+    const records: AlertIntakeRecord[] = [];
     const outcomes = entries.map((entry, i): IntakeOutcome => {
       const { alert, options } = entry;
-      const { eligible, suppressed, onceKey } = selections[i];
+      const { eligible, below, suppressed, onceKey } = selections[i];
       if (decisions[i] === 'duplicate') {
         return { ...entry, result: { alertId: alert.alertId, queued: [], suppressed: [], duplicate: true } };
       }
       if (onceKey) onceKeys.push(onceKey);
+      const held = eligible.length === 0 || decisions[i] === 'held';
+      records.push({
+        alert,
+        source: options.source,
+        queued: held ? [] : eligible,
+        suppressed: held ? [...below, ...eligible] : below,
+      });
       if (eligible.length === 0) return { ...entry, result: result(alert.alertId, [], suppressed) };
       if (decisions[i] === 'held') {
         for (const c of eligible) suppressed.add(c.channel);
@@ -92,6 +104,7 @@ export class AlertIntake {
     await this.enqueue(jobs);
     // Marked once queued, not before: an intake that died before the queue is taken in when the sender retries.
     await this.cooldown.markTaken(onceKeys);
+    await this.history.recordAlerts(records);
     this.logger.debug(`batch of ${entries.length} alert(s): ${jobs.length} delivery job(s) queued`);
     return outcomes;
   }
@@ -128,9 +141,10 @@ export class AlertIntake {
     const wanted = options.channels ? new Set<Channel>(options.channels) : undefined;
     const enabled = enabledOfWallet.filter((c) => !wanted || wanted.has(c.channel));
     const eligible = enabled.filter((c) => isAtLeast(alert.riskLevel, options.minRiskLevel ?? c.minRiskLevel));
-    const suppressed = new Set<Channel>(enabled.filter((c) => !eligible.includes(c)).map((c) => c.channel));
+    const below = enabled.filter((c) => !eligible.includes(c));
+    const suppressed = new Set<Channel>(below.map((c) => c.channel));
     const onceKey = options.acceptOnce ? `${this.config.keyPrefix()}webhook-alert:${alert.alertId}` : undefined;
-    return { eligible, suppressed, onceKey };
+    return { eligible, below, suppressed, onceKey };
   }
 
   private jobsOf(

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { RedisClient } from '@rp/platform';
 import { ChannelConfigsModule } from '../channel-configs/channel-configs.module';
 import { DeliveryModule } from '../delivery/delivery.module';
+import { HistoryModule } from '../history/history.module';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { AlertIntake } from './alert-intake.service';
 import { AlertCooldown } from './cooldown';
@@ -11,7 +12,7 @@ import { WebhookController } from './webhook.controller';
 
 /** `AlertIntake`: every alert source (monitor, webhook, trigger, test, account events) goes through it. */
 @Module({
-  imports: [ChannelConfigsModule, DeliveryModule],
+  imports: [ChannelConfigsModule, DeliveryModule, HistoryModule],
   providers: [
     {
       provide: AlertCooldown,

@@ -50,6 +50,11 @@ export class NotificationConfigRepository {
     return (await this.configs()).find({ accountId, walletAddress });
   }
 
+  /** The wallets an account registered any channel for. */
+  async walletsOf(accountId: string): Promise<string[]> {
+    return [...new Set((await (await this.configs()).find({ accountId })).map((config) => config.walletAddress))];
+  }
+
   async remove(accountId: string, walletAddress: string, channel: Channel): Promise<number> {
     return (await this.configs()).delete({ accountId, walletAddress, channel });
   }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { RedisClient } from '@rp/platform';
 import { ChannelConfigsModule } from '../channel-configs/channel-configs.module';
+import { HistoryModule } from '../history/history.module';
 import { ChannelProviders } from './channels/channel-providers';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { DeliveryMetrics } from './delivery-metrics';
@@ -15,7 +16,7 @@ import { NotificationsSettings } from '../settings/notifications-settings';
  * storage and (role `worker`) the BullMQ worker.
  */
 @Module({
-  imports: [ChannelConfigsModule],
+  imports: [ChannelConfigsModule, HistoryModule],
   providers: [
     {
       provide: DestinationLanes,

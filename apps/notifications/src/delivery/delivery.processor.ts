@@ -15,6 +15,7 @@ import { DeliveryMetrics } from './delivery-metrics';
 import { DeliveryQueue } from './delivery-queue';
 import { type Destination, MissingBotTokenError, destinationOf } from './destination';
 import { DestinationLanes } from './destination-lanes';
+import { HistoryRecorder } from '../history/history-recorder';
 
 const BLOCKED_NOTE = 'messenger disabled for this wallet (bot blocked); register the channel again to re-enable it';
 /** Longest a job behind others in its lane sleeps before looking again. */
@@ -34,6 +35,7 @@ export class DeliveryProcessor {
     private readonly metrics: DeliveryMetrics,
     private readonly queue: DeliveryQueue,
     private readonly lanes: DestinationLanes,
+    private readonly history: HistoryRecorder,
   ) {}
 
   async process(job: Job<DeliveryJobData>, token: string | undefined): Promise<string> {
@@ -66,6 +68,7 @@ export class DeliveryProcessor {
         await this.providers.send(destination.address, message);
         await this.lanes.sent(data.lane, jobId);
         this.metrics.delivered(data.channel, data.queuedAt);
+        this.history.recordDelivery(data, 'delivered');
         return 'delivered';
       } catch (error) {
         if (error instanceof DeliveryError && error.kind === 'migrated' && error.extra.newChatId) {
@@ -182,6 +185,7 @@ export class DeliveryProcessor {
       job: data,
     });
     await this.lanes.leave(data.lane, job.id as string);
+    this.history.recordDelivery(data, 'failed', reason);
     this.metrics.count(data.channel, 'dead_lettered');
     this.logger.warn(`delivery ${job.id} (${data.channel}) dead-lettered: ${reason}`);
     throw new UnrecoverableError(reason);

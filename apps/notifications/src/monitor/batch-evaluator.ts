@@ -3,6 +3,8 @@ import { isAtLeast, type RiskAlert, type RiskLevel, type RiskLevelBounds } from 
 import { MissingPriceError, type PoolUser, type Positions, assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
 import { AlertIntake } from '../alerts/alert-intake.service';
+import type { PositionReading } from '../history/health-tiers';
+import { HistoryRecorder } from '../history/history-recorder';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { riskAlert } from '../risk/risk-alert';
 import { RmsLedger } from '../risk/rms-ledger';
@@ -40,6 +42,7 @@ export class MonitorBatchEvaluator {
     private readonly keys: MonitorKeys,
     private readonly cache: PositionCache,
     private readonly bounds: RiskBounds,
+    private readonly history: HistoryRecorder,
   ) {
     this.stablecoins = ledger.stablecoins();
   }
@@ -63,14 +66,17 @@ export class MonitorBatchEvaluator {
     const fresh = due.length > 0 ? await this.readPositions(due, job.round) : new Map<string, Map<string, Positions>>();
     const evaluatedAt = new Date().toISOString();
     const alerts: RiskAlert[] = [];
+    const readings: PositionReading[] = [];
     pools.forEach((pool, p) =>
       job.wallets.forEach(([wallet, minimum], w) => {
         const positions = fresh.get(pool.pool)?.get(wallet) ?? known[p][w]?.positions;
         const alert =
-          positions && this.alertOf(pool, wallet, positions, minimum, bounds.get(wallet), evaluatedAt, job.round);
+          positions &&
+          this.alertOf(pool, wallet, positions, minimum, bounds.get(wallet), evaluatedAt, job.round, readings);
         if (alert) alerts.push(alert);
       }),
     );
+    const recorded = this.history.recordReadings(job.round, new Date(evaluatedAt), readings);
     // The batch's alerts to the intake at once: one round trip for their cooldowns, one addBulk (ADR 028). An
     // auction started this round is sent whatever the cooldown (decisions, "Risk and notifications").
     for (const alert of alerts) this.metrics.alerts.inc({ level: alert.riskLevel });
@@ -80,6 +86,7 @@ export class MonitorBatchEvaluator {
         return { alert, options: { source: 'monitor', ...(started && { bypassCooldown: true }) } };
       }),
     );
+    await recorded;
     const cached = pools.length * wallets.length - due.length;
     this.metrics.positions.inc({ source: 'ledger' }, due.length);
     this.metrics.positions.inc({ source: 'cache' }, cached);
@@ -94,6 +101,7 @@ export class MonitorBatchEvaluator {
     bounds: RiskLevelBounds | undefined,
     evaluatedAt: string,
     round: number,
+    readings: PositionReading[],
   ): RiskAlert | undefined {
     if (!holdsCollateralOrDebt(positions)) return undefined;
     try {
@@ -104,6 +112,7 @@ export class MonitorBatchEvaluator {
         previousBorrowRates: pool.previousBorrowRates,
         liquidationAuction: pool.auctions?.includes(wallet),
       });
+      readings.push({ walletAddress: wallet, poolAddress: pool.pool, ...risk });
       if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
       return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
     } catch (error) {

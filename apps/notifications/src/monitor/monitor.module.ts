@@ -3,6 +3,7 @@ import { RedisClient } from '@rp/platform';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { AlertsModule } from '../alerts/alerts.module';
 import { ChannelConfigsModule } from '../channel-configs/channel-configs.module';
+import { HistoryModule } from '../history/history.module';
 import { RiskModule } from '../risk/risk.module';
 import { RiskConfigModule } from '../risk-config/risk-config.module';
 import { MonitorBatchEvaluator } from './batch-evaluator';
@@ -49,7 +50,7 @@ export class MonitorSchedulerModule {}
 
 /** Role `worker`: the batch jobs of every round. */
 @Module({
-  imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule, RiskConfigModule],
+  imports: [MonitorCoreModule, ChannelConfigsModule, AlertsModule, RiskConfigModule, HistoryModule],
   providers: [MonitorBatchEvaluator, MonitorWorker],
 })
 export class MonitorWorkerModule {}

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   type CallerIdentity,
   ErrorCode,
@@ -9,7 +9,8 @@ import {
   RiskWalletParams,
   effectiveRiskConfig,
 } from '@rp/contracts';
-import { ApiError, ApiErrorResponse, ApiKeyAuth, Caller } from '@rp/platform';
+import { ApiError, ApiErrorResponse, Caller } from '@rp/platform';
+import { RiskWalletRoutes } from '../openapi/wallet-routes';
 import { accountOf } from '../channel-configs/configuration-view';
 import { RISK_CONFIG_SCHEMA } from './risk-config-schemas';
 import { RiskConfigRepository, type RiskConfigRecord } from './risk-config.repository';
@@ -20,15 +21,7 @@ const DESCRIPTION =
   'take the defaults (1.50 / 1.25 / 1.10, 300 s, 8000 / 9000 bps, 200 bps); `defaults` names them. The risk answer ' +
   'and the monitor use these bounds for the wallet.';
 
-@ApiTags('risk')
-@ApiKeyAuth()
-@ApiErrorResponse(400, 'VALIDATION_FAILED: one details[] entry per bad value')
-@ApiErrorResponse(401, 'No API key')
-@ApiParam({
-  name: 'walletAddress',
-  description: 'The wallet, a ledger G-address',
-  schema: { type: 'string', pattern: '^G[A-Z2-7]{55}$' },
-})
+@RiskWalletRoutes()
 @Controller('api/v1/rms/config')
 export class RiskConfigController {
   constructor(private readonly configs: RiskConfigRepository) {}

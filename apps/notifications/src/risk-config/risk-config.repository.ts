@@ -50,6 +50,11 @@ export class RiskConfigRepository {
     return (await this.configs()).findOne({ accountId, walletAddress });
   }
 
+  /** The wallets an account set a risk configuration for. */
+  async walletsOf(accountId: string): Promise<string[]> {
+    return (await (await this.configs()).find({ accountId })).map((config) => config.walletAddress);
+  }
+
   /** Every configuration, in one query (the monitor's cache). */
   async everyConfig(): Promise<RiskConfigRecord[]> {
     return (await this.configs()).find({});

@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rms/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alerts raised for your account's wallets, with what became of each on your channels
+         * @description Your wallets are those your account registered a channel for or set a risk configuration for; `walletAddress` narrows to one of them (another wallet: 404). Each alert lists, per channel configuration of yours, its outcome: `queued`, `delivered`, `failed` (with the reason) or `suppressed` (cooldown, or below the channel minimum). A monitor alert that every channel held back inside the cooldown is the same condition seen again; it is not listed (the health series at `GET /rms/history/{walletAddress}` has every round). `actions` lists the closes your risk agent reported (`POST /rms/events`). `level` keeps alerts at that level or worse (either vocabulary), `since` those evaluated at or after it; newest first, `limit` of them (default 50, at most 500). Kept a year.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rms/config/{walletAddress}": {
         parameters: {
             query?: never;
@@ -170,6 +190,26 @@ export interface paths {
          * @description A risk agent reports what it does with a wallet (one of `close_sent`, `close_confirmed`, `close_failed`, `refused`, `fee_balance_low`, `subscription_lapsed`, `subscription_renewed`, `standby_took_over`) under its own API key. The event is delivered only to the enabled channel configurations your account registered for `walletAddress` (`POST /rms/notifications/messenger|channelhook|email`), never to another account's, through the same delivery pipeline as risk alerts: retries with backoff, pacing per destination, the dead letter queue. Events that repeat (`refused`, `fee_balance_low`, `subscription_lapsed`, `subscription_renewed`, `standby_took_over`) pass a cooldown per wallet, account and type; closes are never held back. Channel minimum risk levels apply to risk alerts, not to events. `eventId` is the caller's: the same id from the same account within 7 days is taken once (the repeat answers `duplicate: true`), so a caller that lost the answer just sends it again. With no channel registered for the wallet, nothing is queued.
          */
         post: operations["recordAccountEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rms/history/{walletAddress}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A wallet's health factor over time, per pool, as the monitor saw it
+         * @description The monitor records each watched position (health factor, level, triggers) at every round where one of them changed (the health factor to 4 decimals), and at least every 5 minutes: those rounds are kept 24 hours, one point per hour (the worst of the hour: lowest health factor, worst level, every trigger seen) 30 days, one per day a year. The range picks the resolution: up to 2 hours within the last 24 hours, every round; up to 31 days within the last 30, hourly; otherwise daily (`resolution` says which). `to` defaults to now, `from` to an hour before `to`; a range is at most 366 days, and a series at most 2000 points (the newest). Your account's wallets only (a channel registered or a risk configuration set): another wallet is 404.
+         */
+        get: operations["getHealthHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1190,6 +1230,105 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listAlerts: {
+        parameters: {
+            query?: {
+                walletAddress?: string;
+                level?: "low" | "medium" | "high" | "critical" | "healthy" | "warn" | "alert" | "emergency";
+                since?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts, newest first */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description Newest first, at most `limit`. */
+                        alerts: {
+                            alertId: string;
+                            walletAddress: string;
+                            poolAddress: string;
+                            /** @enum {string} */
+                            riskLevel: "low" | "medium" | "high" | "critical";
+                            triggers: string[];
+                            healthFactor: number;
+                            /** Format: date-time */
+                            evaluatedAt: string;
+                            /** @description Each of your channel configurations of the wallet the alert met: where it stands now. */
+                            channels: {
+                                /** @enum {string} */
+                                channel: "messenger" | "channelhook" | "email";
+                                /**
+                                 * @description `queued` (taken in, not sent yet), `delivered`, `failed` (dead-lettered, `error` says why), `suppressed` (held back by the cooldown, or below the channel's minimum level)
+                                 * @enum {string}
+                                 */
+                                outcome: "queued" | "delivered" | "failed" | "suppressed";
+                                /** Format: date-time */
+                                at: string;
+                                error?: string;
+                            }[];
+                        }[];
+                        /** @description Alerts matching the filters, `limit` aside. */
+                        total: number;
+                        /** @description Your agent's closes of the wallets (`POST /rms/events`), newest first, at most `limit`. */
+                        actions: {
+                            eventId: string;
+                            /** @enum {string} */
+                            type: "close_sent" | "close_confirmed" | "close_failed";
+                            walletAddress: string;
+                            poolAddress?: string;
+                            healthFactorBefore?: number | null;
+                            healthFactorAfter?: number | null;
+                            txHash?: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: one details[] entry per bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description walletAddress is not one of your account's wallets */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getRiskConfig: {
         parameters: {
             query?: never;
@@ -1382,6 +1521,89 @@ export interface operations {
             };
             /** @description No API key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getHealthHistory: {
+        parameters: {
+            query?: {
+                poolAddress?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The wallet, a ledger G-address */
+                walletAddress: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One series per pool, oldest point first */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        walletAddress: string;
+                        /**
+                         * @description Every monitor round, or one point per hour or day (the worst of it).
+                         * @enum {string}
+                         */
+                        resolution: "round" | "hour" | "day";
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        series: {
+                            poolAddress: string;
+                            /** @description Oldest first, at most 2000. */
+                            points: {
+                                /** Format: date-time */
+                                at: string;
+                                healthFactor: number | null;
+                                /** @enum {string} */
+                                riskLevel: "low" | "medium" | "high" | "critical";
+                                triggers: string[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: one details[] entry per bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not one of your account's wallets */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -78,6 +78,11 @@ export interface CollectionDefinition {
 export interface Collection<T extends StoredDocument> {
   readonly name: string;
   insert(document: NewDocument<T>): Promise<T>;
+  /**
+   * Inserts many documents in one round trip. A document whose id or unique key is already taken is skipped (not
+   * an error), so a batch written twice leaves each document once; returns how many were inserted.
+   */
+  insertMany(documents: readonly NewDocument<T>[]): Promise<number>;
   findOne(filter: Filter, options?: Pick<FindOptions, 'sort'>): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   /** Updates the first match (by `id`), or inserts one built from the filter's equalities when `upsert` is set. */

@@ -368,6 +368,49 @@ function contractCases({ name, target, cleanup }: DriverUnderTest): void {
     expect(await sessions.findOne({ wallet: WALLET_A })).toMatchObject({ id: renewed.id });
   });
 
+  it('inserts many documents at once, skipping those whose id or unique key is taken', async () => {
+    const points = await store.collection<Position>({
+      name: collectionName(),
+      unique: [{ name: 'wallet_pool', fields: ['wallet', 'pool'] }],
+      ttl: { field: 'expiresAt' },
+    });
+    expect(await points.insertMany([])).toBe(0);
+    await points.insert({ id: 'p0', wallet: WALLET_A, pool: 'P0' });
+    const seenAt = new Date('2026-11-20T08:30:00.123Z');
+    const batch = Array.from({ length: 1200 }, (_, i) => ({
+      id: `p${i}`,
+      wallet: WALLET_B,
+      pool: `P${i}`,
+      healthFactor: i / 100,
+      seenAt,
+      tags: ['x'],
+    }));
+    expect(await points.insertMany(batch)).toBe(1199);
+    expect(await points.count({ wallet: WALLET_B })).toBe(1199);
+    expect(await points.findOne({ id: 'p7' })).toEqual({ ...batch[7] });
+    expect((await points.findOne({ id: 'p7' }))?.seenAt).toBeInstanceOf(Date);
+
+    // The same batch again: nothing added; a unique key taken by another id is skipped too.
+    expect(await points.insertMany(batch)).toBe(0);
+    expect(await points.insertMany([{ id: 'other', wallet: WALLET_B, pool: 'P3' }, { wallet: WALLET_A }])).toBe(1);
+    // Twice the same id in one batch: the first is kept.
+    expect(
+      await points.insertMany([
+        { id: 'twice', wallet: 'W1' },
+        { id: 'twice', wallet: 'W2' },
+      ]),
+    ).toBe(1);
+    expect(await points.findOne({ id: 'twice' })).toMatchObject({ wallet: 'W1' });
+
+    // An expired document no longer holds its key.
+    await points.insert({ id: 'old', wallet: WALLET_A, pool: 'P9', expiresAt: new Date(clock.getTime() + 1000) });
+    clock = new Date(clock.getTime() + 1000);
+    expect(await points.insertMany([{ id: 'new', wallet: WALLET_A, pool: 'P9' }])).toBe(1);
+    expect(await points.findOne({ wallet: WALLET_A, pool: 'P9' })).toMatchObject({ id: 'new' });
+
+    await expect(points.insertMany([{ wallet: WALLET_A, $bad: 1 } as never])).rejects.toBeInstanceOf(InvalidQueryError);
+  });
+
   it('stores large integers as strings, exactly, and matches them exactly', async () => {
     const payments = await store.collection<Position>({ name: collectionName() });
     await payments.insert({ id: 'max', wallet: WALLET_A, amount: I128_MAX });

@@ -44,3 +44,17 @@ export async function writeFreeingExpiredKeys<R>(
     throw typed(error);
   }
 }
+
+/**
+ * Runs a batch insert that skips taken keys; when some were skipped and removing expired documents frees any (an
+ * expired document may still hold a key), runs it once more (what went in the first time is skipped then).
+ */
+export async function insertFreeingExpiredKeys(
+  count: number,
+  write: () => Promise<number>,
+  sweepExpired: (() => Promise<number>) | undefined,
+): Promise<number> {
+  const inserted = await write();
+  if (inserted === count || !sweepExpired || (await sweepExpired()) === 0) return inserted;
+  return inserted + (await write());
+}

@@ -10,7 +10,7 @@ import {
   Update,
   UpdateResult,
 } from '../collection';
-import { writeFreeingExpiredKeys } from '../errors';
+import { insertFreeingExpiredKeys, writeFreeingExpiredKeys } from '../errors';
 import { checkLimit, checkSort, checkUpdate, parseFilter, splitNewDocument } from '../query';
 import { MongoFilter, mongoFilter, mongoSort, withExpiry } from './mongo-query';
 
@@ -46,6 +46,27 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     const { id, fields } = splitNewDocument(document);
     await this.retryAfterSweep(() => this.raw.insertOne({ _id: id, ...fields }));
     return { id, ...fields } as unknown as T;
+  }
+
+  /** One unordered `insertMany`: every free document goes in; duplicate keys (E11000) are skipped. */
+  async insertMany(documents: readonly NewDocument<T>[]): Promise<number> {
+    if (documents.length === 0) return 0;
+    const raws = documents.map((document) => {
+      const { id, fields } = splitNewDocument(document);
+      return { _id: id, ...fields } as RawDocument;
+    });
+    const write = async (): Promise<number> => {
+      try {
+        return (await this.raw.insertMany(raws, { ordered: false })).insertedCount;
+      } catch (error) {
+        const bulk = error as { writeErrors?: unknown; insertedCount?: unknown };
+        const failures = ([] as { code?: unknown }[]).concat((bulk.writeErrors ?? []) as { code?: unknown }[]);
+        if (failures.length === 0 || !failures.every((failure) => failure.code === 11000)) throw error;
+        return typeof bulk.insertedCount === 'number' ? bulk.insertedCount : raws.length - failures.length;
+      }
+    };
+    // MongoDB's own TTL monitor removes expired documents; a key an expired one still holds is freed by a sweep.
+    return insertFreeingExpiredKeys(raws.length, write, this.definition.ttl ? () => this.sweepExpired() : undefined);
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'sort'> = {}): Promise<T | null> {

@@ -9,7 +9,7 @@ import {
   UpdateResult,
 } from '../collection';
 import { fromJson, toJson } from '../document-json';
-import { writeFreeingExpiredKeys } from '../errors';
+import { insertFreeingExpiredKeys, writeFreeingExpiredKeys } from '../errors';
 import {
   checkLimit,
   checkSort,
@@ -73,6 +73,26 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
       ]),
     );
     return { id, ...fields } as unknown as T;
+  }
+
+  /** One statement whatever the count (arrays, not one parameter per value); duplicates skipped by ON CONFLICT. */
+  async insertMany(documents: readonly NewDocument<T>[]): Promise<number> {
+    if (documents.length === 0) return 0;
+    const rows = documents.map((document) => splitNewDocument(document));
+    const write = async () => {
+      const [row] = await this.db.query<{ n: number }>(
+        `WITH added AS (INSERT INTO ${this.table} (id, doc, expires_at) ` +
+          `SELECT * FROM unnest($1::text[], $2::jsonb[], $3::timestamptz[]) ON CONFLICT DO NOTHING RETURNING 1) ` +
+          `SELECT count(*)::int AS n FROM added`,
+        [
+          rows.map((r) => r.id),
+          rows.map((r) => JSON.stringify(toJson(r.fields))),
+          rows.map((r) => expiryOf(r.fields, this.definition.ttl)),
+        ],
+      );
+      return Number(row.n);
+    };
+    return insertFreeingExpiredKeys(rows.length, write, this.definition.ttl ? () => this.sweepExpired() : undefined);
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'sort'> = {}): Promise<T | null> {

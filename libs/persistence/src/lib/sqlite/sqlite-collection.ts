@@ -9,7 +9,7 @@ import {
   UpdateResult,
 } from '../collection';
 import { fromJson, toJson } from '../document-json';
-import { writeFreeingExpiredKeys } from '../errors';
+import { insertFreeingExpiredKeys, writeFreeingExpiredKeys } from '../errors';
 import {
   Condition,
   checkLimit,
@@ -79,6 +79,26 @@ export class SqliteCollection<T extends StoredDocument> implements Collection<T>
       ]),
     );
     return { id, ...fields } as unknown as T;
+  }
+
+  /** One write transaction for the whole batch; duplicates skipped by INSERT OR IGNORE. */
+  async insertMany(documents: readonly NewDocument<T>[]): Promise<number> {
+    if (documents.length === 0) return 0;
+    const rows = documents.map((document) => splitNewDocument(document));
+    const write = async () =>
+      this.db.writeTransaction(() =>
+        rows.reduce(
+          (added, { id, fields }) =>
+            added +
+            this.db.run(`INSERT OR IGNORE INTO ${this.table} (id, doc, expires_at) VALUES (?, ?, ?)`, [
+              id,
+              JSON.stringify(toJson(fields)),
+              this.expiryMs(fields),
+            ]),
+          0,
+        ),
+      );
+    return insertFreeingExpiredKeys(rows.length, write, this.definition.ttl ? () => this.sweepExpired() : undefined);
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'sort'> = {}): Promise<T | null> {
