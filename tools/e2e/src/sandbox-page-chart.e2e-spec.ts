@@ -29,7 +29,13 @@ describe('the sandbox page chart in a headless browser', () => {
   beforeAll(async () => {
     browser = await headlessChromium();
     redis = await privateRedis();
-    stack = await startStack({ ...agentStack({ redisDb: 0, notifications: true }), redisUrl: redis.url });
+    // Ledgers every second and the agent polling every 4 s: the monitor's round of the ledger the price fell in
+    // alerts before the agent's close lands, even on a busy machine (at the kit's 250 ms ledgers and 1 s polls a
+    // loaded monitor could lose every round to the close, and no alert was ever sent).
+    stack = await startStack({
+      ...agentStack({ redisDb: 0, notifications: true, ledgerIntervalMs: 1000 }),
+      redisUrl: redis.url,
+    });
     agents = agentCalls(stack);
   }, 180_000);
 
@@ -43,7 +49,11 @@ describe('the sandbox page chart in a headless browser', () => {
     const owner = agents.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n, usdcForKey: 1n * UNIT });
     const chat = String(700_000_000 + Math.floor(Math.random() * 1_000_000));
     // 10 % slippage: the presigned close survives one -10 % step.
-    const agent = await agents.start(owner, { NOTIFY_TELEGRAM_CHAT_ID: chat, SLIPPAGE: '1000' });
+    const agent = await agents.start(owner, {
+      NOTIFY_TELEGRAM_CHAT_ID: chat,
+      SLIPPAGE: '1000',
+      POLL_INTERVAL_MS: '4000',
+    });
     await agents.until(agent, (s) => s.presigned.entries === 1, 'a presigned close', 90_000);
 
     const { page, errors } = browser;
