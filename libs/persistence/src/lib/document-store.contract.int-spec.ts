@@ -1,70 +1,12 @@
 /**
- * The persistence contract: the same cases on every driver. SQLite always, in memory and on a file; PostgreSQL when
- * TEST_POSTGRES_URL is set (in a throw-away schema); MongoDB when TEST_MONGO_URL is set (in a throw-away database).
- * A driver the run cannot reach is not silently absent: its cases are declared and reported as skipped, with the
- * reason in the suite's name, so the run's summary line counts them (`N passed, N failed, N skipped`).
+ * The persistence contract: the same cases on every driver (contract-drivers.int-support.ts says which run and
+ * how an unreachable one is reported as skipped). Bulk inserts have their own file beside this one.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
 import { StoredDocument } from './collection';
-import { DatabaseTarget } from './database-url';
+import { type DriverUnderTest, onEveryDriver, suffix } from './contract-drivers.int-support';
 import { DocumentStore } from './document-store';
 import { DuplicateKeyError, InvalidQueryError } from './errors';
 import { openDocumentStore } from './open-document-store';
-
-interface DriverUnderTest {
-  name: string;
-  target: DatabaseTarget;
-  cleanup?: () => Promise<void>;
-  /** Why the run cannot reach this driver; its cases are then reported as skipped. */
-  unreachable?: string;
-}
-
-const suffix = randomBytes(4).toString('hex');
-const sqliteDir = mkdtempSync(join(tmpdir(), 'rp-contract-'));
-const drivers: DriverUnderTest[] = [
-  { name: 'sqlite in memory', target: { driver: 'sqlite', file: undefined } },
-  {
-    name: 'sqlite on a file',
-    target: { driver: 'sqlite', file: join(sqliteDir, 'contract.sqlite') },
-    cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }),
-  },
-];
-
-const postgresUrl = process.env['TEST_POSTGRES_URL'];
-if (postgresUrl) {
-  const schema = `contract_${suffix}`;
-  const url = new URL(postgresUrl);
-  url.searchParams.set('schema', schema);
-  drivers.push({
-    name: 'postgres',
-    target: { driver: 'postgres', url: url.toString() },
-    cleanup: async () => {
-      const client = new Client({ connectionString: postgresUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    },
-  });
-} else {
-  drivers.push({ name: 'postgres', target: { driver: 'postgres', url: '' }, unreachable: 'TEST_POSTGRES_URL unset' });
-}
-
-const mongoUrl = process.env['TEST_MONGO_URL'];
-if (mongoUrl) {
-  const url = new URL(mongoUrl);
-  url.pathname = `/contract_${suffix}`;
-  drivers.push({ name: 'mongodb', target: { driver: 'mongodb', url: url.toString() } });
-} else {
-  drivers.push({ name: 'mongodb', target: { driver: 'mongodb', url: '' }, unreachable: 'TEST_MONGO_URL unset' });
-}
-
-const skipped = drivers.filter((d) => d.unreachable).map((d) => ` (${d.name} skipped: ${d.unreachable})`);
-const reached = drivers.filter((d) => !d.unreachable).map((d) => d.name);
-process.stdout.write(`persistence contract drivers: ${reached.join(', ')}${skipped.join('')}\n`);
 
 interface Position extends StoredDocument {
   wallet: string;
@@ -87,14 +29,8 @@ const WALLET_A = 'GAAAA';
 const WALLET_B = 'GBBBB';
 const I128_MAX = '170141183460469231731687303715884105727';
 
-for (const driver of drivers) {
-  // An unreachable driver's cases are declared all the same and reported as skipped, never dropped.
-  const declare = driver.unreachable ? describe.skip : describe;
-  declare(
-    `persistence contract on ${driver.name}${driver.unreachable ? ` (skipped: ${driver.unreachable})` : ''}`,
-    () => contractCases(driver),
-  );
-}
+// An unreachable driver's cases are declared all the same and reported as skipped, never dropped.
+onEveryDriver('persistence contract', contractCases);
 
 function contractCases({ name, target, cleanup }: DriverUnderTest): void {
   let store: DocumentStore;
@@ -366,49 +302,6 @@ function contractCases({ name, target, cleanup }: DriverUnderTest): void {
 
     const renewed = await sessions.insert({ wallet: WALLET_A, expiresAt: new Date(clock.getTime() + 60_000) });
     expect(await sessions.findOne({ wallet: WALLET_A })).toMatchObject({ id: renewed.id });
-  });
-
-  it('inserts many documents at once, skipping those whose id or unique key is taken', async () => {
-    const points = await store.collection<Position>({
-      name: collectionName(),
-      unique: [{ name: 'wallet_pool', fields: ['wallet', 'pool'] }],
-      ttl: { field: 'expiresAt' },
-    });
-    expect(await points.insertMany([])).toBe(0);
-    await points.insert({ id: 'p0', wallet: WALLET_A, pool: 'P0' });
-    const seenAt = new Date('2026-11-20T08:30:00.123Z');
-    const batch = Array.from({ length: 1200 }, (_, i) => ({
-      id: `p${i}`,
-      wallet: WALLET_B,
-      pool: `P${i}`,
-      healthFactor: i / 100,
-      seenAt,
-      tags: ['x'],
-    }));
-    expect(await points.insertMany(batch)).toBe(1199);
-    expect(await points.count({ wallet: WALLET_B })).toBe(1199);
-    expect(await points.findOne({ id: 'p7' })).toEqual({ ...batch[7] });
-    expect((await points.findOne({ id: 'p7' }))?.seenAt).toBeInstanceOf(Date);
-
-    // The same batch again: nothing added; a unique key taken by another id is skipped too.
-    expect(await points.insertMany(batch)).toBe(0);
-    expect(await points.insertMany([{ id: 'other', wallet: WALLET_B, pool: 'P3' }, { wallet: WALLET_A }])).toBe(1);
-    // Twice the same id in one batch: the first is kept.
-    expect(
-      await points.insertMany([
-        { id: 'twice', wallet: 'W1' },
-        { id: 'twice', wallet: 'W2' },
-      ]),
-    ).toBe(1);
-    expect(await points.findOne({ id: 'twice' })).toMatchObject({ wallet: 'W1' });
-
-    // An expired document no longer holds its key.
-    await points.insert({ id: 'old', wallet: WALLET_A, pool: 'P9', expiresAt: new Date(clock.getTime() + 1000) });
-    clock = new Date(clock.getTime() + 1000);
-    expect(await points.insertMany([{ id: 'new', wallet: WALLET_A, pool: 'P9' }])).toBe(1);
-    expect(await points.findOne({ wallet: WALLET_A, pool: 'P9' })).toMatchObject({ id: 'new' });
-
-    await expect(points.insertMany([{ wallet: WALLET_A, $bad: 1 } as never])).rejects.toBeInstanceOf(InvalidQueryError);
   });
 
   it('stores large integers as strings, exactly, and matches them exactly', async () => {
