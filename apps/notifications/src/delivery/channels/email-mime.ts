@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /** What one alert email is: the envelope's addresses, and the message's subject with its text and HTML parts. */
 export interface EmailContent {
@@ -21,14 +21,15 @@ const WORD_BYTES = 45;
  * composer cost about as much CPU per message as the SMTP conversation itself).
  */
 export function mimeMessage(content: EmailContent, now = new Date()): string {
-  const boundary = `--_rp_${randomBytes(12).toString('hex')}`;
+  // randomUUID draws from a cached pool of entropy; randomBytes asks the system each time.
+  const boundary = `--_rp_${randomUUID()}`;
   const domain = /@([^>\s]+)>?\s*$/.exec(content.from)?.[1] ?? 'localhost';
   return [
     `From: ${oneLine(content.from)}`,
     `To: ${oneLine(content.to)}`,
     `Subject: ${headerText(content.subject)}`,
     `Date: ${now.toUTCString().replace('GMT', '+0000')}`,
-    `Message-ID: <${randomBytes(16).toString('hex')}@${domain}>`,
+    `Message-ID: <${randomUUID()}@${domain}>`,
     'MIME-Version: 1.0',
     `Content-Type: multipart/alternative; boundary="${boundary}"`,
     '',

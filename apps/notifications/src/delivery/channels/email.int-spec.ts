@@ -49,7 +49,7 @@ describe('EmailProvider against the sandbox SMTP sink (mailparser reads what was
     expect(payload.from).toBe('alerts@example.com');
     expect(payload.to).toEqual(['holder@example.com']);
     expect(payload.envelope).toEqual({ mailFrom: 'alerts@example.com', rcptTo: ['holder@example.com'] });
-    expect(payload.headers['message-id']).toMatch(/^<[0-9a-f]{32}@example\.com>$/);
+    expect(payload.headers['message-id']).toMatch(/^<[0-9a-f-]{36}@example\.com>$/);
     expect(Date.parse(payload.headers['date'] ?? '')).toBeGreaterThan(Date.now() - 60_000);
     expect(payload.headers['mime-version']).toBe('1.0');
   });
