@@ -142,7 +142,12 @@ export class LedgerView {
     if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
     const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
     return {
-      position: { reserves: pool.reserves, positions: held.positions, prices },
+      position: {
+        reserves: pool.reserves,
+        positions: held.positions,
+        prices,
+        minCollateral: pool.config.minCollateral,
+      },
       accountSequence: held.account.sequence,
       latestLedger: held.latestLedger,
       auction: held.auction === true,
@@ -170,7 +175,7 @@ export class LedgerView {
     );
     const balances = await this.balances(tokens);
     const plan = await routeUnwind(
-      { reserves: pool.reserves, positions: held.positions, prices },
+      { reserves: pool.reserves, positions: held.positions, prices, minCollateral: pool.config.minCollateral },
       { balances },
       {
         slippageBps,
@@ -178,12 +183,15 @@ export class LedgerView {
         receiver: this.receiver ? new SwapReceiverClient(this.rpc, this.receiver) : undefined,
       },
     );
-    if (isUnwindRouteRefusal(plan)) throw new CloseRefusedError(plan.refused.toUpperCase(), JSON.stringify(plan, bigints));
+    if (isUnwindRouteRefusal(plan))
+      throw new CloseRefusedError(plan.refused.toUpperCase(), JSON.stringify(plan, bigints));
     const validUntil = new Date(Date.now() + OWN_BUILD_LIFETIME_S * 1000);
     const pulls = [...plan.pulls.keys()];
     const allowances = new Map(
       await Promise.all(
-        pulls.map(async (token) => [token, await new TokenClient(this.rpc, token).allowance(this.wallet, poolId)] as const),
+        pulls.map(
+          async (token) => [token, await new TokenClient(this.rpc, token).allowance(this.wallet, poolId)] as const,
+        ),
       ),
     );
     const approval = missingApproval(plan, allowances, slippageBps);
@@ -217,10 +225,11 @@ export class LedgerView {
     const { reader, network } = await this.context();
     const held = await reader.loadWallet(poolId, this.wallet, true);
     if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
-    if (!held.auction) throw new CloseRefusedError('AUCTION_NOT_FOUND', 'no liquidation auction runs against the wallet');
+    if (!held.auction)
+      throw new CloseRefusedError('AUCTION_NOT_FOUND', 'no liquidation auction runs against the wallet');
     const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
     const plan = planRescue(
-      { reserves: pool.reserves, positions: held.positions, prices },
+      { reserves: pool.reserves, positions: held.positions, prices, minCollateral: pool.config.minCollateral },
       { balances: await this.balances(pool.reserveList) },
       { wallet: this.wallet, slippageBps, target: BigInt(Math.round(target * 1e7)), poolStatus: pool.config.status },
     );

@@ -43,6 +43,7 @@ export class UnwindRouter {
       reserves: snapshot.pool.reserves,
       positions: snapshot.positions,
       prices: snapshot.prices,
+      minCollateral: snapshot.pool.config.minCollateral,
     };
     const preferred = request.tokenId;
     const routed = await routeUnwind(

@@ -24,6 +24,11 @@ export interface UnwindPosition {
   readonly reserves: readonly Reserve[];
   readonly positions: Positions;
   readonly prices: SummaryPrices;
+  /**
+   * The pool's `min_collateral` (`PoolConfig`, in the oracle's base units): a `submit` that checks health also refuses
+   * an end state with debt whose effective collateral is below it (MinCollateralNotMet). Absent or 0: no minimum.
+   */
+  readonly minCollateral?: bigint;
 }
 
 export interface UnwindFunds {
@@ -223,6 +228,23 @@ export function healthOf(position: UnwindPosition, positions: Positions): bigint
   return healthFactor(
     positionData(position.reserves, positions, priceReader(position.prices), position.prices.decimals),
   );
+}
+
+/**
+ * Whether `positions` pass the pool's minimum collateral (`validate_submit`): true without debt or without a
+ * minimum, else the effective collateral in the oracle's base units is at least `minCollateral`.
+ */
+export function meetsMinCollateral(position: UnwindPosition, positions: Positions): boolean {
+  const minimum = position.minCollateral ?? 0n;
+  if (minimum <= 0n) return true;
+  const data = positionData(position.reserves, positions, priceReader(position.prices), position.prices.decimals);
+  return data.liabilityBase === 0n || data.collateralBase >= minimum;
+}
+
+/** The effective collateral of `positions` in the oracle's base units (what `min_collateral` is compared with). */
+export function collateralBaseOf(position: UnwindPosition, positions: Positions): bigint {
+  return positionData(position.reserves, positions, priceReader(position.prices), position.prices.decimals)
+    .collateralBase;
 }
 
 /** The margin a partial unwind aims above its target: one basis point (target / 10,000). */
