@@ -31,6 +31,9 @@ import { type BuiltClose, CloseRefusedError } from '../close/built-close';
 import { LedgerCatchUp } from './ledger-catch-up';
 
 /** A pool read at one ledger: the pool's own reserves (accrued) and its oracle prices. */
+/** Refusals of a partial unwind after which the agent closes the whole position instead. */
+const PARTIAL_FALLS_BACK: ReadonlySet<string> = new Set(['min-collateral', 'target-unreachable']);
+
 export interface PoolAtLedger {
   readonly pool: BlendPool;
   readonly prices: OraclePrices;
@@ -174,15 +177,20 @@ export class LedgerView {
       (_asset, index) => held.positions.collateral.has(index) || held.positions.liabilities.has(index),
     );
     const balances = await this.balances(tokens);
-    const plan = await routeUnwind(
-      { reserves: pool.reserves, positions: held.positions, prices, minCollateral: pool.config.minCollateral },
-      { balances },
-      {
-        slippageBps,
-        targetHealthFactor: strategy === 'deleverage' ? target : undefined,
-        receiver: this.receiver ? new SwapReceiverClient(this.rpc, this.receiver) : undefined,
-      },
-    );
+    const route = (targetHealthFactor: number | undefined) =>
+      routeUnwind(
+        { reserves: pool.reserves, positions: held.positions, prices, minCollateral: pool.config.minCollateral },
+        { balances },
+        {
+          slippageBps,
+          targetHealthFactor,
+          receiver: this.receiver ? new SwapReceiverClient(this.rpc, this.receiver) : undefined,
+        },
+      );
+    let plan = await route(strategy === 'deleverage' ? target : undefined);
+    // A deleverage that cannot reach its target, or would leave debt under the pool's minimum collateral, closes the
+    // whole position instead: an endangered position is not left open for want of a partial close (docs/agent.md).
+    if (isUnwindRouteRefusal(plan) && PARTIAL_FALLS_BACK.has(plan.refused)) plan = await route(undefined);
     if (isUnwindRouteRefusal(plan))
       throw new CloseRefusedError(plan.refused.toUpperCase(), JSON.stringify(plan, bigints));
     const validUntil = new Date(Date.now() + OWN_BUILD_LIFETIME_S * 1000);

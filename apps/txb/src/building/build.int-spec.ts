@@ -4,7 +4,7 @@
  * real situation on the ledger.
  */
 import type { BuildResponse } from '@rp/contracts';
-import { networkPassphrase, poolRequestsOf, readInvocation } from '@rp/ledger';
+import { blendScVal, networkPassphrase, poolRequestsOf, readInvocation } from '@rp/ledger';
 import { UNIT } from '@rp/sandbox';
 import { type TxbHarness, startTxbHarness } from '../../test/txb.int-support';
 
@@ -219,6 +219,36 @@ describe('building transactions', () => {
       expect(answer.body.preview.healthFactorAfter).toBeGreaterThanOrEqual(1.5);
       expect(answer.body.preview.healthFactorAfter).toBeLessThan(1.5 * 1.001);
       expect(answer.body.preview.riskLevelAfter).toBe('low');
+    });
+
+    it("refuses a partial unwind that would leave debt under the pool's minimum collateral, naming it", async () => {
+      const wallet = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
+      const caller = h.caller();
+      const { built: approval } = await h.buildAndSubmit(caller, wallet, {
+        ...base(),
+        action: 'UNWIND',
+        targetHealthFactor: 1.5,
+      });
+      await h.proposalIn(caller, wallet.address, approval.body.proposal.id, ['confirmed']);
+      // At 1.5 about $1,570 of effective collateral is left (of $2,250); the pool now asks $2,000 of a position with debt.
+      const setMinimum = (value: bigint) =>
+        h.sandbox.ledger.invokePrivileged(h.scenario.pool, 'update_pool', [
+          blendScVal.scU32(1_000_000),
+          blendScVal.scU32(8),
+          blendScVal.scI128(value),
+        ]);
+      setMinimum(2_000n * UNIT);
+      try {
+        const body = { ...base(), action: 'UNWIND', walletAddress: wallet.address, targetHealthFactor: 1.5 };
+        const answer = await build(body, caller);
+        expect([answer.status, answer.body.code]).toEqual([422, 'UNWIND_NOT_POSSIBLE']);
+        expect(answer.body.error).toMatch(/under the pool's minimum of 2000\.00: unwind fully/);
+        // The whole position can still be closed.
+        const full = await build({ ...base(), action: 'UNWIND', walletAddress: wallet.address }, caller);
+        expect(full.status).toBe(200);
+      } finally {
+        setMinimum(0n);
+      }
     });
 
     it('refuses a target the position already meets', async () => {
