@@ -148,12 +148,7 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
 
   it("deleverage closes the whole position when a partial close would leave debt under the pool's minimum", async () => {
     const agent = agentFor(0n, { CLOSE_STRATEGY: 'deleverage', TARGET_HEALTH_FACTOR: '1.5' });
-    const setMinimum = (value: bigint) =>
-      ledger.sandbox.ledger.invokePrivileged(ledger.scenario.pool, 'update_pool', [
-        blendScVal.scU32(1_000_000),
-        blendScVal.scU32(8),
-        blendScVal.scI128(value),
-      ]);
+    const setMinimum = (value: bigint) => ledger.sandbox.control.setup.setMinCollateral(ledger.scenario.pool, value);
     // At 1.5 about $1,570 of effective collateral would be left (of $2,250) with debt; the pool asks $2,000.
     setMinimum(2_000n * UNIT);
     try {

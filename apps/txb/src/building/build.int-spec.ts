@@ -4,7 +4,7 @@
  * real situation on the ledger.
  */
 import type { BuildResponse } from '@rp/contracts';
-import { blendScVal, networkPassphrase, poolRequestsOf, readInvocation } from '@rp/ledger';
+import { networkPassphrase, poolRequestsOf, readInvocation } from '@rp/ledger';
 import { UNIT } from '@rp/sandbox';
 import { type TxbHarness, startTxbHarness } from '../../test/txb.int-support';
 
@@ -201,15 +201,21 @@ describe('building transactions', () => {
       expect(answer.body.preview).toMatchObject({ healthFactorAfter: null, liabilityValueUsdAfter: '0.0000000' });
     });
 
-    it('builds a partial unwind whose simulated end state has the target health factor', async () => {
+    /** A borrower at health factor 1.125 holding no USDC, whose approval for a partial unwind to 1.5 has landed. */
+    async function approvedForPartial(caller: ReturnType<TxbHarness['caller']>) {
       const wallet = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
-      const caller = h.caller();
       const { built: approval } = await h.buildAndSubmit(caller, wallet, {
         ...base(),
         action: 'UNWIND',
         targetHealthFactor: 1.5,
       });
       await h.proposalIn(caller, wallet.address, approval.body.proposal.id, ['confirmed']);
+      return wallet;
+    }
+
+    it('builds a partial unwind whose simulated end state has the target health factor', async () => {
+      const caller = h.caller();
+      const wallet = await approvedForPartial(caller);
       const answer = await build(
         { ...base(), action: 'UNWIND', walletAddress: wallet.address, targetHealthFactor: 1.5 },
         caller,
@@ -222,21 +228,10 @@ describe('building transactions', () => {
     });
 
     it("refuses a partial unwind that would leave debt under the pool's minimum collateral, naming it", async () => {
-      const wallet = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
       const caller = h.caller();
-      const { built: approval } = await h.buildAndSubmit(caller, wallet, {
-        ...base(),
-        action: 'UNWIND',
-        targetHealthFactor: 1.5,
-      });
-      await h.proposalIn(caller, wallet.address, approval.body.proposal.id, ['confirmed']);
+      const wallet = await approvedForPartial(caller);
       // At 1.5 about $1,570 of effective collateral is left (of $2,250); the pool now asks $2,000 of a position with debt.
-      const setMinimum = (value: bigint) =>
-        h.sandbox.ledger.invokePrivileged(h.scenario.pool, 'update_pool', [
-          blendScVal.scU32(1_000_000),
-          blendScVal.scU32(8),
-          blendScVal.scI128(value),
-        ]);
+      const setMinimum = (value: bigint) => h.sandbox.control.setup.setMinCollateral(h.scenario.pool, value);
       setMinimum(2_000n * UNIT);
       try {
         const body = { ...base(), action: 'UNWIND', walletAddress: wallet.address, targetHealthFactor: 1.5 };

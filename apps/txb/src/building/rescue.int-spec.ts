@@ -158,12 +158,7 @@ describe('RESCUE: out of a liquidation auction', () => {
     const minimum = 2_000n * UNIT;
     let supplier: LedgerWallet;
     let short: LedgerWallet;
-    const setMinimum = (value: bigint) =>
-      h.sandbox.ledger.invokePrivileged(h.scenario.pool, 'update_pool', [
-        blendScVal.scU32(1_000_000),
-        blendScVal.scU32(8),
-        blendScVal.scI128(value),
-      ]);
+    const setMinimum = (value: bigint) => h.sandbox.control.setup.setMinCollateral(h.scenario.pool, value);
 
     beforeAll(() => {
       const { xlm, pool, oracle } = h.scenario;
