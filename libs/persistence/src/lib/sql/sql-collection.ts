@@ -21,7 +21,7 @@ import {
   updateResultOf,
 } from '../query';
 import { SqlExecutor, uniqueViolation } from './sql-executor';
-import { SqlParams, conditionSql, lookupIndexColumns, orderSql } from './sql-query';
+import { SqlParams, conditionSql, lookupIndexColumns, orderSql, uniqueIndexColumns } from './sql-query';
 
 interface Row {
   id: string;
@@ -50,7 +50,7 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
         `CREATE TABLE IF NOT EXISTS ${this.table} (id text PRIMARY KEY, doc jsonb NOT NULL, expires_at timestamptz)`,
       );
       for (const index of this.definition.unique ?? []) {
-        const columns = index.fields.map((field) => `(doc #>> '{${field.split('.').join(',')}}')`).join(', ');
+        const columns = uniqueIndexColumns(index.fields);
         await tx.query(
           `CREATE UNIQUE INDEX IF NOT EXISTS "${this.indexName(index.name)}" ON ${this.table} (${columns})`,
         );

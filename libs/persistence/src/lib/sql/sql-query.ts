@@ -31,8 +31,16 @@ function pathLiteral(path: string[]): string {
 /** The JSON value at a path (`jsonb`, SQL NULL when missing). */
 const valueAt = (path: string[]): string => `(doc #> ${pathLiteral(path)})`;
 
+/** The text at a path (`doc #>> '{path}'`): what unique indexes are built on. */
+const textAt = (path: string[]): string => `(doc #>> ${pathLiteral(path)})`;
+
 /** The ISO text of a date stored at a path (`{"$date": iso}`), compared by code point. */
 const dateAt = (path: string[]): string => `(doc #>> ${pathLiteral([...path, DATE_MEMBER])}) COLLATE "C"`;
+
+/** The columns of a unique index: each field's text (so "1" and 1 are one key on PostgreSQL, as they always were). */
+export function uniqueIndexColumns(fields: readonly string[]): string {
+  return fields.map((field) => textAt(fieldPath(field))).join(', ');
+}
 
 /** The columns of a lookup index: each equality field's JSON value, then the date field's ISO text. */
 export function lookupIndexColumns(index: LookupIndex): string {
@@ -55,7 +63,11 @@ export function conditionSql(condition: Condition, params: SqlParams): string {
   }
   if (condition.kind === 'eq') {
     if (condition.value === null) return `(${value} IS NULL OR ${value} = 'null'::jsonb)`;
-    return `${value} = ${params.add(JSON.stringify(toJson(condition.value)))}::jsonb`;
+    const exact = `${value} = ${params.add(JSON.stringify(toJson(condition.value)))}::jsonb`;
+    if (typeof condition.value !== 'string') return exact;
+    // A JSON string equal to the value has the value as its text: the text form, implied by the exact comparison,
+    // is the expression unique indexes are built on, so a lookup by a unique field is answered from its index.
+    return `(${textAt(condition.path)} = ${params.add(condition.value)}::text AND ${exact})`;
   }
   const bounds = condition.bounds.map(
     ([operator, bound]) => `${value} ${OPERATOR[operator]} ${params.add(String(bound))}::jsonb`,
