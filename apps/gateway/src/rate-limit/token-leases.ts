@@ -20,10 +20,12 @@ export function leaseSize(limits: BucketLimits, maxLease: number): number {
 
 /**
  * Tokens left at which a busy key's lease is topped up: a quarter of its size, or twice the key's demand during the
- * last round trip to the shared bucket when that is more (the next lease then comes before this one is spent).
+ * last round trip to the shared bucket when that is more (the next lease then comes before this one is spent), but
+ * never above half the lease, so that each top-up asks for half a lease or more (one script run per many calls, not
+ * per round trip).
  */
 function lowWater(lease: Lease): number {
-  return Math.max(lease.next / 4, 2 * lease.demand);
+  return Math.min(lease.next / 2, Math.max(lease.next / 4, 2 * lease.demand));
 }
 
 interface Lease {
