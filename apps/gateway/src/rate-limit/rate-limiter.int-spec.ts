@@ -157,7 +157,9 @@ describe('the rate limiter on Redis', () => {
     const answers = await hammer([a, b], 'key:quiet', SLOW);
     const admitted = answers.filter((answer) => answer.allowed).length;
     expect(admitted).toBeGreaterThanOrEqual(SLOW.capacity);
-    expect(admitted).toBeLessThanOrEqual(SLOW.capacity + 2 * leaseSize(SLOW, DEFAULT_MAX_LEASE) + refillSince(started, SLOW));
+    expect(admitted).toBeLessThanOrEqual(
+      SLOW.capacity + 2 * leaseSize(SLOW, DEFAULT_MAX_LEASE) + refillSince(started, SLOW),
+    );
   });
 
   it('asks Redis once per lease for a busy key, and exactly for a quiet one', async () => {

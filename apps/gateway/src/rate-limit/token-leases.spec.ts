@@ -139,7 +139,14 @@ describe('token leases', () => {
     const source: LeaseSource = (_id, bucket, _cost, want) =>
       new Promise((resolve) => {
         const answer = () =>
-          resolve({ allowed: true, limit: bucket.capacity, remaining: 0, msUntilOne: 0, msUntilFull: 1, granted: want });
+          resolve({
+            allowed: true,
+            limit: bucket.capacity,
+            remaining: 0,
+            msUntilOne: 0,
+            msUntilFull: 1,
+            granted: want,
+          });
         pending.push({ due: calls + ROUND_TRIP, answer });
       });
     const settle = async () => {
@@ -153,7 +160,7 @@ describe('token leases', () => {
         await settle();
       }
       expect(leases.held('k')).toBeLessThanOrEqual(leaseSize(limits, 16)); // never more than one lease
-      if (leases.takeHeld("k", limits)) continue;
+      if (leases.takeHeld('k', limits)) continue;
       dry.push(calls); // the call waits for the next lease (the gateway's slow path)
       void leases.take('k', limits);
       await settle();
