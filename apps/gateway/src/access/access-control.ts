@@ -70,10 +70,8 @@ export class AccessControl {
     const answer = this.keys.cachedAnswer(fingerprint(presented.apiKey));
     if (answer?.active !== true) return undefined;
     const identity = identityOf(answer);
-    const decision = this.limiter.takeHeld(`key:${identity.keyId}`, {
-      capacity: identity.burst,
-      refillPerMinute: identity.rateLimit,
-    });
+    const bucket = keyBucket(identity);
+    const decision = this.limiter.takeHeld(bucket.id, bucket.limits);
     return decision && { identity, decision };
   }
 
@@ -95,10 +93,8 @@ export class AccessControl {
       throw error;
     }
     attachCallerIdentity(request, identity);
-    const decision = await this.limiter.take(`key:${identity.keyId}`, {
-      capacity: identity.burst,
-      refillPerMinute: identity.rateLimit,
-    });
+    const bucket = keyBucket(identity);
+    const decision = await this.limiter.take(bucket.id, bucket.limits);
     setRateLimitHeaders(reply, decision);
     if (!decision.allowed) throw rateLimited(decision);
   }
@@ -146,6 +142,24 @@ function clientAddress(request: HttpRequest): string {
 /** The per-IP bucket of keyless routes. */
 function ipBucket(request: HttpRequest): string {
   return `ip:${clientAddress(request)}`;
+}
+
+const keyBuckets = new WeakMap<CallerIdentity, { id: string; limits: BucketLimits }>();
+
+/**
+ * A key's bucket: `key:<keyId>`, its burst and rate. Made once per identity (one per cached introspection answer),
+ * not per call.
+ */
+function keyBucket(identity: CallerIdentity): { id: string; limits: BucketLimits } {
+  let bucket = keyBuckets.get(identity);
+  if (bucket === undefined) {
+    bucket = {
+      id: `key:${identity.keyId}`,
+      limits: { capacity: identity.burst, refillPerMinute: identity.rateLimit },
+    };
+    keyBuckets.set(identity, bucket);
+  }
+  return bucket;
 }
 
 /** The bucket of an address's failed key attempts. */

@@ -70,7 +70,7 @@ export class GatewayConfig extends ServiceConfig {
   @IsInt(positive)
   @Min(1, positive)
   @Max(1000, { message: '$property must be an integer from 1 to 1000' })
-  RATE_LIMIT_LEASE = 20;
+  RATE_LIMIT_LEASE = 64;
 
   /**
    * Forward a keyed `GET` whose key is cached and whose lease holds a token outside Fastify, in one synchronous step

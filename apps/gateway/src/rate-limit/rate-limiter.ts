@@ -20,7 +20,7 @@ export interface RateLimiterOptions {
 }
 
 /** `RATE_LIMIT_LEASE`'s default. */
-export const DEFAULT_MAX_LEASE = 20;
+export const DEFAULT_MAX_LEASE = 64;
 
 /**
  * Token buckets shared by every replica in Redis, with an in-process fallback of the same shape: when Redis refuses,

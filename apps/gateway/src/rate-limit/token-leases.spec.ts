@@ -1,5 +1,5 @@
 import { BucketDecision, BucketLimits } from './token-bucket';
-import { BUSY_WITHIN_MS, TokenLeases, leaseSize } from './token-leases';
+import { BUSY_WITHIN_MS, type LeaseSource, TokenLeases, leaseSize } from './token-leases';
 
 const LIMITS: BucketLimits = { capacity: 100, refillPerMinute: 60 };
 
@@ -49,9 +49,10 @@ describe('token leases', () => {
     const answers = [];
     for (let i = 0; i < 40; i += 1) answers.push(await leases.take('k', LIMITS));
     expect(answers.every((answer) => answer.allowed)).toBe(true);
-    // Two asks a call waited for (1, 2), then top-ups, each asked at a quarter of the lease left for what brings it
-    // back to its doubled size (4 - 0, 8 - 1, 10 - 2, ...): never more than one lease (10) held.
-    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 7, 8, 8, 8, 8]);
+    // Two asks a call waited for (1, 2), then top-ups, each asked when what is left is down to a quarter of the lease
+    // or to twice the calls that came while the previous ask was out (here one, so at 2 left), for what brings it back
+    // to its doubled size (4 - 0, 8 - 2, 10 - 2, then 10 - 4): never more than one lease (10) held.
+    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 6, 8, 6, 6, 6, 6]);
     // Every call but the two that asked was decided from the lease: the top-ups came before it ran dry.
     expect(spent.length).toBe(38);
     // From Redis: the shared level plus this replica's lease; from the lease: the lease only (what is certain).
@@ -65,8 +66,8 @@ describe('token leases', () => {
     await leases.take('k', LIMITS); // busy from now on
     const answers = await Promise.all(Array.from({ length: 10 }, () => leases.take('k', LIMITS)));
     expect(answers.every((answer) => answer.allowed)).toBe(true);
-    // 1 + 2 + 4 + 7 >= 11: four asks in all (the last two top-ups), one at a time, never one per call.
-    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 7]);
+    // 1 + 2 + 4 + 6 >= 11, then a top-up for the demand seen: five asks in all, one at a time, never one per call.
+    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 6, 6]);
   });
 
   it('never grants more than the shared bucket has, and remembers a refusal until its token is due', async () => {
@@ -127,5 +128,46 @@ describe('token leases', () => {
       { cost: 1, want: 1 },
     ]);
     expect(leases.held('calm')).toBe(0);
+  });
+
+  it('tops a busy lease up by the demand of a round trip, so calls faster than Redis answers never find it dry', async () => {
+    // Redis answers each ask only after this many more calls of the key have come (a busy key, a slow round trip).
+    const ROUND_TRIP = 6;
+    const limits = { capacity: 1000, refillPerMinute: 60 };
+    const pending: Array<{ due: number; answer(): void }> = [];
+    let calls = 0;
+    const source: LeaseSource = (_id, bucket, _cost, want) =>
+      new Promise((resolve) => {
+        const answer = () =>
+          resolve({
+            allowed: true,
+            limit: bucket.capacity,
+            remaining: 0,
+            msUntilOne: 0,
+            msUntilFull: 1,
+            granted: want,
+          });
+        pending.push({ due: calls + ROUND_TRIP, answer });
+      });
+    const settle = async () => {
+      for (let i = 0; i < 5; i += 1) await Promise.resolve();
+    };
+    const leases = new TokenLeases(source, 16, 100, undefined, clock);
+    const dry: number[] = [];
+    for (; calls < 400; calls += 1) {
+      while (pending.length > 0 && pending[0].due <= calls) {
+        pending.shift()?.answer();
+        await settle();
+      }
+      expect(leases.held('k')).toBeLessThanOrEqual(leaseSize(limits, 16)); // never more than one lease
+      if (leases.takeHeld('k', limits)) continue;
+      dry.push(calls); // the call waits for the next lease (the gateway's slow path)
+      void leases.take('k', limits);
+      await settle();
+    }
+    // A quarter of a lease of 16 (4 tokens) lasts 4 calls, less than a round trip: that rule ran dry every lease.
+    // Twice the demand of the last round trip (12 tokens, at most half the lease: 8) lasts until the next lease is
+    // there: only the key's first calls (a lease of 1, then 2, ...) wait.
+    expect(dry.filter((call) => call >= 100)).toEqual([]);
   });
 });

@@ -18,6 +18,16 @@ export function leaseSize(limits: BucketLimits, maxLease: number): number {
   return Math.max(1, Math.min(maxLease, Math.floor(limits.capacity / 10)));
 }
 
+/**
+ * Tokens left at which a busy key's lease is topped up: a quarter of its size, or twice the key's demand during the
+ * last round trip to the shared bucket when that is more (the next lease then comes before this one is spent), but
+ * never above half the lease, so that each top-up asks for half a lease or more (one script run per many calls, not
+ * per round trip).
+ */
+function lowWater(lease: Lease): number {
+  return Math.min(lease.next / 2, Math.max(lease.next / 4, 2 * lease.demand));
+}
+
 interface Lease {
   /** Tokens taken from the shared bucket and not spent yet: this replica's to spend, nobody else's. */
   left: number;
@@ -29,6 +39,10 @@ interface Lease {
   msUntilFull: number;
   /** The lease being asked for: other calls of the bucket wait for it instead of asking too. */
   asking?: Promise<unknown>;
+  /** Tokens the key's calls wanted while the current ask was out (spent from the lease, or waiting for it). */
+  wantedWhileAsking: number;
+  /** The same for the last ask answered: the key's demand over one round trip to the shared bucket. */
+  demand: number;
   /** A refusal stays true until a token is due: the shared bucket only gains by refill. */
   refused?: { decision: BucketDecision; until: number };
 }
@@ -64,6 +78,7 @@ export class TokenLeases {
     for (;;) {
       if (lease.left >= cost) return this.spend(lease, bucketId, limits, cost);
       if (lease.asking) {
+        lease.wantedWhileAsking += cost;
         await lease.asking;
         continue;
       }
@@ -94,6 +109,7 @@ export class TokenLeases {
 
   private spend(lease: Lease, bucketId: string, limits: BucketLimits, cost: number): BucketDecision {
     lease.left -= cost;
+    if (lease.asking) lease.wantedWhileAsking += cost;
     this.decidedHere(true);
     const remaining = Math.floor(lease.left);
     this.topUpIfLow(lease, bucketId, limits);
@@ -101,14 +117,16 @@ export class TokenLeases {
   }
 
   /**
-   * A busy key's lease down to a quarter is topped up in the background, so its calls find tokens at hand instead
-   * of waiting for the next lease: the top-up asks for what brings the lease back to its size, never more, so a
-   * replica never holds more than one lease unspent (the bound above is unchanged). A quiet key (a lease of one),
-   * a key no longer busy (its last ask over `BUSY_WITHIN_MS` ago) and a lease already being asked for are left
-   * alone: their next call asks and waits, as before.
+   * A busy key's lease running low is topped up in the background, so its calls find tokens at hand instead of
+   * waiting for the next lease: the top-up asks for what brings the lease back to its size, never more, so a replica
+   * never holds more than one lease unspent (the bound above is unchanged). Low means a quarter of the lease or twice
+   * what the key wanted during the last round trip to the shared bucket, whichever is more (`lowWater`): a key whose
+   * calls come faster than Redis answers is topped up early enough that the next lease arrives before this one is
+   * spent. A quiet key (a lease of one), a key no longer busy (its last ask over `BUSY_WITHIN_MS` ago) and a lease
+   * already being asked for are left alone: their next call asks and waits, as before.
    */
   private topUpIfLow(lease: Lease, bucketId: string, limits: BucketLimits): void {
-    if (lease.asking || lease.next < 2 || lease.left * 4 > lease.next) return;
+    if (lease.asking || lease.next < 2 || lease.left > lowWater(lease)) return;
     const now = this.now();
     if (now - lease.askedAt >= BUSY_WITHIN_MS) return;
     const target = Math.min(leaseSize(limits, this.maxLease), lease.next * 2);
@@ -119,6 +137,7 @@ export class TokenLeases {
     const asking: Promise<unknown> = this.source(bucketId, limits, 1, want, true)
       .then(
         (decision) => {
+          this.answered(lease);
           lease.msUntilFull = decision.msUntilFull;
           if (decision.allowed) {
             lease.left += decision.granted ?? 1;
@@ -127,7 +146,7 @@ export class TokenLeases {
             lease.refused = { decision, until: this.now() + decision.msUntilOne };
           }
         },
-        () => undefined,
+        () => this.answered(lease),
       )
       .finally(() => {
         if (lease.asking === asking) lease.asking = undefined;
@@ -159,8 +178,15 @@ export class TokenLeases {
       lease.left += (decision.granted ?? cost) - cost;
       return { ...decision, remaining: decision.remaining + Math.floor(lease.left) };
     } finally {
+      this.answered(lease);
       lease.asking = undefined;
     }
+  }
+
+  /** An ask of `lease` came back: what its calls wanted meanwhile is the key's demand per round trip. */
+  private answered(lease: Lease): void {
+    lease.demand = lease.wantedWhileAsking;
+    lease.wantedWhileAsking = 0;
   }
 
   private lease(bucketId: string): Lease {
@@ -169,7 +195,7 @@ export class TokenLeases {
       // Least recently used last out: a bucket dropped for room loses its unspent lease (never admits more).
       this.leases.delete(bucketId);
     } else {
-      lease = { left: 0, next: 1, askedAt: -Infinity, msUntilFull: 0 };
+      lease = { left: 0, next: 1, askedAt: -Infinity, msUntilFull: 0, wantedWhileAsking: 0, demand: 0 };
       while (this.leases.size >= this.maxBuckets) {
         const oldest = this.leases.keys().next();
         if (oldest.done) break;

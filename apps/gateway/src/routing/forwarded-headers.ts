@@ -69,9 +69,16 @@ export function forwardedHeaders(
 }
 
 const NO_TOKENS: ReadonlySet<string> = new Set();
+/** The two values nearly every client sends, read once (no array and no set per request). */
+const COMMON_CONNECTION_VALUES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['keep-alive', new Set(['keep-alive'])],
+  ['close', new Set(['close'])],
+]);
 
 function connectionTokens(value: string | undefined): ReadonlySet<string> {
   if (!value) return NO_TOKENS;
+  const common = COMMON_CONNECTION_VALUES.get(value);
+  if (common) return common;
   const tokens = new Set<string>();
   for (const part of value.split(',')) {
     const token = part.trim().toLowerCase();
