@@ -4,6 +4,7 @@ import {
   MissingPriceError,
   type PoolFacts,
   type PoolUser,
+  type PositionLevel,
   type PositionRisk,
   type Positions,
   assessPosition,
@@ -118,57 +119,54 @@ export class MonitorBatchEvaluator {
    * channels want, its alert: valued in USD only then.
    */
   private alertOf(
+    pool: FactsOfPool,
+    wallet: string,
+    positions: Positions,
+    minimum: RiskLevel,
+    bounds: RiskLevelBounds | undefined,
+    evaluatedAt: string,
+    round: number,
+    readings: PositionReading[],
+  ): RiskAlert | undefined {
+    const level = this.levelOf(pool, wallet, positions, bounds);
+    if (level === undefined) return undefined;
+    const { healthFactor, riskLevel, triggers } = level;
+    const poolAddress = pool.pool.pool;
+    readings.push({ walletAddress: wallet, poolAddress, healthFactor, riskLevel, triggers });
+    // Without debt there is no health factor and no alert (`riskAlert`).
+    if (healthFactor === null || !isAtLeast(riskLevel, minimum)) return undefined;
+    const risk = 'recommendedAction' in level ? level : positionRiskOf(pool.facts, positions, level);
+    return riskAlert({ wallet, pool: poolAddress, risk }, evaluatedAt, round);
+  }
+
+  /**
+   * The position's level from the round's pool facts; for a pool whose integers the facts do not cover (a rate or
+   * factor at 0), its whole risk as the risk answer computes it. None when nothing is held as collateral or debt, or
+   * no oracle price exists for what is held (the pool refuses it too: InvalidPrice; valued once the oracle has one).
+   */
+  private levelOf(
     { pool, facts, auctions }: FactsOfPool,
     wallet: string,
     positions: Positions,
-    minimum: RiskLevel,
     bounds: RiskLevelBounds | undefined,
-    evaluatedAt: string,
-    round: number,
-    readings: PositionReading[],
-  ): RiskAlert | undefined {
-    if (!facts.positive)
-      return this.assessedAlertOf(pool, wallet, positions, minimum, bounds, evaluatedAt, round, readings);
-    const level = positionLevel(facts, positions, bounds, auctions.has(wallet));
-    // Nothing held as collateral or debt; or no price for what is held (the pool refuses it too: InvalidPrice), valued
-    // again once the oracle has one.
-    if (typeof level === 'string') return undefined;
-    const { healthFactor, riskLevel, triggers } = level;
-    readings.push({ walletAddress: wallet, poolAddress: pool.pool, healthFactor, riskLevel, triggers });
-    // Without debt there is no health factor and no alert (`riskAlert`).
-    if (healthFactor === null || !isAtLeast(riskLevel, minimum)) return undefined;
-    return riskAlert({ wallet, pool: pool.pool, risk: positionRiskOf(facts, positions, level) }, evaluatedAt, round);
-  }
-
-  /** `alertOf` for a pool whose integers the shared facts do not cover (a rate or factor at 0): the risk answer's path. */
-  private assessedAlertOf(
-    pool: RoundPool,
-    wallet: string,
-    positions: Positions,
-    minimum: RiskLevel,
-    bounds: RiskLevelBounds | undefined,
-    evaluatedAt: string,
-    round: number,
-    readings: PositionReading[],
-  ): RiskAlert | undefined {
+  ): PositionLevel | PositionRisk | undefined {
+    if (facts.positive) {
+      const level = positionLevel(facts, positions, bounds, auctions.has(wallet));
+      return typeof level === 'string' ? undefined : level;
+    }
     if (!holdsCollateralOrDebt(positions)) return undefined;
-    let risk: PositionRisk;
     try {
-      risk = assessPosition(pool.reserves, pool.prices, positions, bounds, {
+      return assessPosition(pool.reserves, pool.prices, positions, bounds, {
         status: pool.status,
         stablecoins: this.stablecoins,
         ledgerCloseTime: pool.closeTime,
         previousBorrowRates: pool.previousBorrowRates,
-        liquidationAuction: pool.auctions?.includes(wallet),
+        liquidationAuction: auctions.has(wallet),
       });
     } catch (error) {
       if (error instanceof MissingPriceError) return undefined;
       throw error;
     }
-    const { healthFactor, riskLevel, triggers } = risk;
-    readings.push({ walletAddress: wallet, poolAddress: pool.pool, healthFactor, riskLevel, triggers });
-    if (!isAtLeast(riskLevel, minimum)) return undefined;
-    return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
   }
 
   /** Reads positions from the ledger and caches them until a round spread over the refresh period. */
