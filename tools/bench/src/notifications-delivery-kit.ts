@@ -124,10 +124,19 @@ export const alert = (d: Destination, id: string) => ({
   routing: { priority: 'urgent' },
 });
 
-/** How many of `keys` were not received within `timeoutMs`. */
+/**
+ * How many of `keys` were not received within `timeoutMs`. Each look resumes at the first key not yet received (a
+ * key once received stays so): scanning every key every 50 ms was a tenth of the bench process's CPU, counted in
+ * each delivery's cost.
+ */
 export async function waitFor({ received }: Intake, keys: string[], timeoutMs: number) {
   const until = Date.now() + timeoutMs;
-  while (keys.some((k) => !received.has(k)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  let first = 0;
+  for (;;) {
+    while (first < keys.length && received.has(keys[first])) first += 1;
+    if (first === keys.length || Date.now() >= until) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return keys.filter((k) => !received.has(k)).length;
 }
 export const keysOf = (ids: string[]) => ids.flatMap((id) => ['telegram', 'webhook', 'email'].map((c) => `${id}|${c}`));

@@ -127,14 +127,39 @@ async function main(): Promise<void> {
         payments.count({ paidAt: { $gte: new Date('2026-11-22T00:00:00Z'), $lt: new Date('2026-11-23T00:00:00Z') } }),
       ),
     ];
-    const readings = await store.collection<StoredDocument>({ name: 'health_rounds', ttl: { field: 'expiresAt' } });
-    let round = 0;
-    timings.push(
-      await measure(`insertMany of ${BATCH} readings (one monitor batch job, one commit)`, 50, async () => {
-        round += 1;
-        await readings.insertMany(Array.from({ length: BATCH }, (_, i) => reading(round, i)));
-      }),
-    );
+    // The health tiers' lookup indexes (apps/notifications health-tiers.ts, ADR 034) against none: what they cost a
+    // monitor batch's write, and what they save a read of one wallet's day among every wallet's readings.
+    const indexes = [
+      { name: 'wallet_at', fields: ['walletAddress'], dateRange: 'at' },
+      { name: 'at', fields: [], dateRange: 'at' },
+    ];
+    for (const indexed of [false, true]) {
+      const readings = await store.collection<StoredDocument>({
+        name: indexed ? 'health_rounds_indexed' : 'health_rounds',
+        ttl: { field: 'expiresAt' },
+        ...(indexed && { indexes }),
+      });
+      const how = indexed ? 'lookup indexes' : 'no index';
+      let round = 0;
+      timings.push(
+        await measure(`insertMany of ${BATCH} readings (one monitor batch job, one commit; ${how})`, 50, async () => {
+          round += 1;
+          await readings.insertMany(Array.from({ length: BATCH }, (_, i) => reading(round, i)));
+        }),
+      );
+      const since = new Date(Date.now() - 86_400_000);
+      let wallet = 0;
+      timings.push(
+        await measure(`one wallet's day among ${round * BATCH} readings, newest first (${how})`, 200, async () => {
+          wallet = (wallet + 7) % BATCH;
+          const found = await readings.find(
+            { walletAddress: reading(0, wallet).walletAddress, at: { $gte: since } },
+            { sort: { field: 'at', direction: 'desc' }, limit: 2000 },
+          );
+          if (found.length !== round) throw new Error(`read ${found.length} readings of a wallet, not ${round}`);
+        }),
+      );
+    }
     await store.close();
     const rss = memory(dir);
     process.stdout.write(`\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n\n`);

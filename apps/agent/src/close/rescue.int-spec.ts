@@ -44,10 +44,12 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
   });
 
   /** A wallet with 10,000 XLM of collateral and 1,900 USDC of debt (health factor 1.125 at 0.30), holding `keepUsdc`. */
-  function agentFor(keepUsdc: bigint) {
+  function agentFor(keepUsdc: bigint, env: Record<string, string> = {}) {
     wallets += 1;
     ledger.sandbox.control.setup.setPrice(ledger.scenario.oracle, ledger.scenario.xlm, DEMO_PRICES.xlm);
-    const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, { index: 4000 + wallets + Math.floor(Math.random() * 10_000) });
+    const wallet = LedgerWallet.fromMnemonic(DEMO_WALLETS.healthy.mnemonic, {
+      index: 4000 + wallets + Math.floor(Math.random() * 10_000),
+    });
     const { setup } = ledger.sandbox.control;
     setup.fund(wallet.address, 100n * UNIT, `rescue wallet ${wallets}`);
     setup.openPosition(ledger.scenario.pool, {
@@ -56,12 +58,14 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
       borrow: [{ asset: ledger.scenario.usdc, amount: 1_900n * UNIT }],
     });
     const held = setup.balance(ledger.scenario.usdc, wallet.address);
-    if (held > keepUsdc) setup.transfer(ledger.scenario.usdc, wallet.address, ledger.scenario.paymentReceiver, held - keepUsdc);
+    if (held > keepUsdc)
+      setup.transfer(ledger.scenario.usdc, wallet.address, ledger.scenario.paymentReceiver, held - keepUsdc);
     const config = loadConfig(AgentConfig, {
       LEDGER_MNEMONIC: DEMO_WALLETS.healthy.mnemonic,
       CONTRACT_RPC_URL: ledger.sandbox.rpcUrl,
       UNWIND_RECEIVER: ledger.scenario.swapReceiver,
       WATCHED_POOLS: ledger.scenario.pool,
+      ...env,
     });
     const logger = pino({ level: 'silent' });
     const view = new LedgerView(config.CONTRACT_RPC_URL, wallet.address, config.UNWIND_RECEIVER);
@@ -128,12 +132,44 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
       expect((await signAndLand(penniless, close.unsignedXdr)).state).toBe('confirmed');
       close = await penniless.service.build(ledger.scenario.pool);
     }
-    const closeRequests = poolRequestsOf(readInvocation(close.unsignedXdr, await ledger.rpc.networkPassphrase())!).requests;
-    expect(closeRequests.at(-1)).toEqual({ requestType: REQUEST_TYPES.DeleteLiquidationAuction, address: penniless.wallet.address, amount: 0n });
+    const closeRequests = poolRequestsOf(
+      readInvocation(close.unsignedXdr, await ledger.rpc.networkPassphrase())!,
+    ).requests;
+    expect(closeRequests.at(-1)).toEqual({
+      requestType: REQUEST_TYPES.DeleteLiquidationAuction,
+      address: penniless.wallet.address,
+      amount: 0n,
+    });
     expect((await signAndLand(penniless, close.unsignedXdr)).state).toBe('confirmed');
     expect(hasAuction(ledger.sandbox, ledger.scenario.pool, penniless.wallet.address)).toBe(false);
     expect(positions(penniless.wallet.address).liabilities.size).toBe(0);
     expect([...repays.refusals.view(), ...penniless.refusals.view()]).toEqual([]);
+  }, 120_000);
+
+  it("deleverage closes the whole position when a partial close would leave debt under the pool's minimum", async () => {
+    const agent = agentFor(0n, { CLOSE_STRATEGY: 'deleverage', TARGET_HEALTH_FACTOR: '1.5' });
+    const setMinimum = (value: bigint) => ledger.sandbox.control.setup.setMinCollateral(ledger.scenario.pool, value);
+    // At 1.5 about $1,570 of effective collateral would be left (of $2,250) with debt; the pool asks $2,000.
+    setMinimum(2_000n * UNIT);
+    try {
+      let close = await agent.service.build(ledger.scenario.pool);
+      if (close.route === 'approve') {
+        expect((await signAndLand(agent, close.unsignedXdr)).state).toBe('confirmed');
+        close = await agent.service.build(ledger.scenario.pool);
+      }
+      const requests = poolRequestsOf(
+        readInvocation(close.unsignedXdr, await ledger.rpc.networkPassphrase())!,
+      ).requests;
+      // The whole collateral withdrawn: a full unwind, not the partial one the pool would refuse.
+      expect(requests).toContainEqual(
+        expect.objectContaining({ requestType: REQUEST_TYPES.WithdrawCollateral, address: ledger.scenario.xlm }),
+      );
+      expect((await signAndLand(agent, close.unsignedXdr)).state).toBe('confirmed');
+      expect(positions(agent.wallet.address).liabilities.size).toBe(0);
+      expect(positions(agent.wallet.address).collateral.size).toBe(0);
+    } finally {
+      setMinimum(0n);
+    }
   }, 120_000);
 
   it('refuses the same rescue once no auction runs against the wallet (request 9 only while the ledger shows one)', async () => {
@@ -144,8 +180,13 @@ describe('the agent rescues its wallet from a liquidation auction (ledger mode)'
     // A liquidator fills the whole auction first: no auction is left, and the rescue is no longer signed.
     ledger.sandbox.control.liquidator.fill(ledger.scenario.pool, agent.wallet.address, 100);
     await until(() => !hasAuction(ledger.sandbox, ledger.scenario.pool, agent.wallet.address));
-    expect(await agent.guard.check(ledger.scenario.pool, built)).toMatchObject({ ok: false, reason: 'wrong_request_type' });
-    expect(agent.refusals.view()).toEqual([expect.objectContaining({ source: 'ledger', reason: 'wrong_request_type' })]);
+    expect(await agent.guard.check(ledger.scenario.pool, built)).toMatchObject({
+      ok: false,
+      reason: 'wrong_request_type',
+    });
+    expect(agent.refusals.view()).toEqual([
+      expect.objectContaining({ source: 'ledger', reason: 'wrong_request_type' }),
+    ]);
   }, 120_000);
 });
 

@@ -31,6 +31,9 @@ import { type BuiltClose, CloseRefusedError } from '../close/built-close';
 import { LedgerCatchUp } from './ledger-catch-up';
 
 /** A pool read at one ledger: the pool's own reserves (accrued) and its oracle prices. */
+/** Refusals of a partial unwind after which the agent closes the whole position instead. */
+const PARTIAL_FALLS_BACK: ReadonlySet<string> = new Set(['min-collateral', 'target-unreachable']);
+
 export interface PoolAtLedger {
   readonly pool: BlendPool;
   readonly prices: OraclePrices;
@@ -142,7 +145,12 @@ export class LedgerView {
     if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
     const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
     return {
-      position: { reserves: pool.reserves, positions: held.positions, prices },
+      position: {
+        reserves: pool.reserves,
+        positions: held.positions,
+        prices,
+        minCollateral: pool.config.minCollateral,
+      },
       accountSequence: held.account.sequence,
       latestLedger: held.latestLedger,
       auction: held.auction === true,
@@ -169,21 +177,29 @@ export class LedgerView {
       (_asset, index) => held.positions.collateral.has(index) || held.positions.liabilities.has(index),
     );
     const balances = await this.balances(tokens);
-    const plan = await routeUnwind(
-      { reserves: pool.reserves, positions: held.positions, prices },
-      { balances },
-      {
-        slippageBps,
-        targetHealthFactor: strategy === 'deleverage' ? target : undefined,
-        receiver: this.receiver ? new SwapReceiverClient(this.rpc, this.receiver) : undefined,
-      },
-    );
-    if (isUnwindRouteRefusal(plan)) throw new CloseRefusedError(plan.refused.toUpperCase(), JSON.stringify(plan, bigints));
+    const route = (targetHealthFactor: number | undefined) =>
+      routeUnwind(
+        { reserves: pool.reserves, positions: held.positions, prices, minCollateral: pool.config.minCollateral },
+        { balances },
+        {
+          slippageBps,
+          targetHealthFactor,
+          receiver: this.receiver ? new SwapReceiverClient(this.rpc, this.receiver) : undefined,
+        },
+      );
+    let plan = await route(strategy === 'deleverage' ? target : undefined);
+    // A deleverage that cannot reach its target, or would leave debt under the pool's minimum collateral, closes the
+    // whole position instead: an endangered position is not left open for want of a partial close (docs/agent.md).
+    if (isUnwindRouteRefusal(plan) && PARTIAL_FALLS_BACK.has(plan.refused)) plan = await route(undefined);
+    if (isUnwindRouteRefusal(plan))
+      throw new CloseRefusedError(plan.refused.toUpperCase(), JSON.stringify(plan, bigints));
     const validUntil = new Date(Date.now() + OWN_BUILD_LIFETIME_S * 1000);
     const pulls = [...plan.pulls.keys()];
     const allowances = new Map(
       await Promise.all(
-        pulls.map(async (token) => [token, await new TokenClient(this.rpc, token).allowance(this.wallet, poolId)] as const),
+        pulls.map(
+          async (token) => [token, await new TokenClient(this.rpc, token).allowance(this.wallet, poolId)] as const,
+        ),
       ),
     );
     const approval = missingApproval(plan, allowances, slippageBps);
@@ -217,10 +233,11 @@ export class LedgerView {
     const { reader, network } = await this.context();
     const held = await reader.loadWallet(poolId, this.wallet, true);
     if (!held.account) throw new CloseRefusedError('ACCOUNT_NOT_FOUND', 'the wallet has no ledger account');
-    if (!held.auction) throw new CloseRefusedError('AUCTION_NOT_FOUND', 'no liquidation auction runs against the wallet');
+    if (!held.auction)
+      throw new CloseRefusedError('AUCTION_NOT_FOUND', 'no liquidation auction runs against the wallet');
     const { pool, prices } = await this.poolAt(poolId, held.latestLedger);
     const plan = planRescue(
-      { reserves: pool.reserves, positions: held.positions, prices },
+      { reserves: pool.reserves, positions: held.positions, prices, minCollateral: pool.config.minCollateral },
       { balances: await this.balances(pool.reserveList) },
       { wallet: this.wallet, slippageBps, target: BigInt(Math.round(target * 1e7)), poolStatus: pool.config.status },
     );

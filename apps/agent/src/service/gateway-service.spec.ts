@@ -6,7 +6,7 @@ import { LedgerService } from '../ledger/ledger-service';
 import type { LedgerView } from '../ledger/ledger-view';
 import type { Subscription } from '../subscription/subscription';
 import { GatewayService } from './gateway-service';
-import { type ServiceClient, ServiceUnavailableError } from './service-client';
+import { type ServiceClient, ServiceRefusedError, ServiceUnavailableError } from './service-client';
 
 const WALLET = 'GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6';
 const POOL = 'CBGGLFY6E3J7E5GAUFJ4AKIV7ABBK2E7MDNERXI34D3POYY6DTJC4LMA';
@@ -90,5 +90,41 @@ describe('where the agent reads its risk', () => {
     const reader = serviceOf([POOL], service, withoutKey);
     expect((await reader.read()).mode).toBe('degraded');
     expect(ledgerPools).toEqual([[POOL]]);
+  });
+});
+
+describe("the agent's builds through txb", () => {
+  const logger = pino({ level: 'silent' });
+  const config = { CLOSE_STRATEGY: 'deleverage', TARGET_HEALTH_FACTOR: 1.5, SLIPPAGE: 100 } as AgentConfig;
+  const builder = { priced: async (built: unknown) => built } as unknown as CloseBuilder;
+  const withKey = { apiKey: () => 'rp_test_key' } as unknown as Subscription;
+
+  /** txb refusing every build that names a target health factor with `code`, building the others. */
+  function txb(code: string) {
+    const asked: Record<string, unknown>[] = [];
+    const client = {
+      build: async (_key: string, body: Record<string, unknown>) => {
+        asked.push(body);
+        if (body['targetHealthFactor'] !== undefined) throw new ServiceRefusedError(422, code, 'refused', {});
+        return { transaction: { transactionXdr: 'AAAA' }, proposal: { id: 'p1', metadata: { route: 'flash-loan' } } };
+      },
+    } as unknown as ServiceClient;
+    const service = new GatewayService(config, WALLET, client, withKey, {} as LedgerService, builder, logger);
+    return { service, asked };
+  }
+
+  it('deleverage: a partial close txb cannot build (UNWIND_NOT_POSSIBLE) is asked again as a whole close', async () => {
+    const { service, asked } = txb('UNWIND_NOT_POSSIBLE');
+    expect(await service.build(POOL)).toMatchObject({ builtBy: 'service', proposalId: 'p1' });
+    expect(asked.map((body) => body['targetHealthFactor'])).toEqual([1.5, undefined]);
+  });
+
+  it('any other refusal stands, and a rescue is never turned into a close', async () => {
+    const refused = txb('TARGET_ALREADY_REACHED');
+    await expect(refused.service.build(POOL)).rejects.toMatchObject({ code: 'TARGET_ALREADY_REACHED' });
+    expect(refused.asked).toHaveLength(1);
+    const rescue = txb('UNWIND_NOT_POSSIBLE');
+    await expect(rescue.service.build(POOL, { rescue: true })).rejects.toMatchObject({ code: 'UNWIND_NOT_POSSIBLE' });
+    expect(rescue.asked).toEqual([expect.objectContaining({ action: 'RESCUE' })]);
   });
 });

@@ -68,13 +68,26 @@ export class GatewayService implements AgentService {
     const apiKey = options.ledgerOnly ? undefined : this.subscription.apiKey();
     if (apiKey) {
       try {
-        const answer = await this.client.build(apiKey, {
-          walletAddress: this.wallet,
-          poolAddress: pool,
-          slippageBps: this.config.SLIPPAGE,
-          ...(options.rescue
-            ? { action: 'RESCUE' as const, targetHealthFactor: this.rescueTarget.value }
-            : this.config.CLOSE_STRATEGY === 'deleverage' && { targetHealthFactor: this.config.TARGET_HEALTH_FACTOR }),
+        const partial = !options.rescue && this.config.CLOSE_STRATEGY === 'deleverage';
+        const ask = (targetHealthFactor: number | undefined) =>
+          this.client.build(apiKey, {
+            walletAddress: this.wallet,
+            poolAddress: pool,
+            slippageBps: this.config.SLIPPAGE,
+            ...(options.rescue && { action: 'RESCUE' as const }),
+            ...(targetHealthFactor !== undefined && { targetHealthFactor }),
+          });
+        const target = options.rescue
+          ? this.rescueTarget.value
+          : partial
+            ? this.config.TARGET_HEALTH_FACTOR
+            : undefined;
+        // A deleverage txb cannot build (UNWIND_NOT_POSSIBLE: target unreachable, or under the pool's minimum
+        // collateral) closes the whole position instead, as the ledger build does.
+        const answer = await ask(target).catch((error: unknown) => {
+          if (partial && error instanceof ServiceRefusedError && error.code === 'UNWIND_NOT_POSSIBLE')
+            return ask(undefined);
+          throw error;
         });
         return await this.builder.priced({
           unsignedXdr: answer.transaction.transactionXdr,
@@ -97,7 +110,11 @@ export class GatewayService implements AgentService {
    * so the rescue goes out the poll the agent sees the auction even before the monitor flags it, and a trigger that
    * outlives a deleted auction starts nothing. When the ledger cannot be read, the trigger decides.
    */
-  private async auctionAgainst(position: { poolAddress: string; healthFactor: number | null; triggers?: readonly string[] }) {
+  private async auctionAgainst(position: {
+    poolAddress: string;
+    healthFactor: number | null;
+    triggers?: readonly string[];
+  }) {
     const flagged = position.triggers?.includes('liquidation_auction') === true;
     if (!flagged && (position.healthFactor === null || position.healthFactor >= 1)) return false;
     return this.ledger.auction(position.poolAddress).catch(() => flagged);

@@ -51,9 +51,15 @@ export interface ActionRecord extends Omit<HistoryAction, 'occurredAt'> {
 }
 
 const ttl = { field: 'expiresAt' };
-export const ALERT_RECORDS: CollectionDefinition = { name: 'alert_history', ttl };
-export const OUTCOME_RECORDS: CollectionDefinition = { name: 'alert_outcomes', ttl };
-export const ACTION_RECORDS: CollectionDefinition = { name: 'history_actions', ttl };
+/** A wallet's records since a time are read from an index, not a scan of every wallet's (ADR 034). */
+const byWallet = (dateRange: string) => [{ name: 'wallet_time', fields: ['walletAddress'], dateRange }];
+export const ALERT_RECORDS: CollectionDefinition = { name: 'alert_history', ttl, indexes: byWallet('evaluatedAt') };
+export const OUTCOME_RECORDS: CollectionDefinition = { name: 'alert_outcomes', ttl, indexes: byWallet('evaluatedAt') };
+export const ACTION_RECORDS: CollectionDefinition = {
+  name: 'history_actions',
+  ttl,
+  indexes: [{ name: 'account_wallet_time', fields: ['accountId', 'walletAddress'], dateRange: 'occurredAt' }],
+};
 
 /** Which of two outcomes of one (alert, channel configuration) stands: the later; at the same time, a final one. */
 export function laterOutcome(a: OutcomeRecord, b: OutcomeRecord): OutcomeRecord {

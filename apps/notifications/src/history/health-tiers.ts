@@ -52,21 +52,26 @@ export interface HealthTier {
 }
 
 const ttl = { field: 'expiresAt' };
+/** A wallet's series is read by wallet and time; a roll-up reads a bucket of every wallet by time (ADR 034). */
+const indexes = [
+  { name: 'wallet_at', fields: ['walletAddress'], dateRange: 'at' },
+  { name: 'at', fields: [], dateRange: 'at' },
+];
 export const ROUND_TIER: HealthTier = {
   resolution: 'round',
-  collection: { name: 'health_rounds', ttl },
+  collection: { name: 'health_rounds', ttl, indexes },
   retentionMs: DAY_MS,
 };
 export const HOUR_TIER: HealthTier = {
   resolution: 'hour',
-  collection: { name: 'health_hours', ttl },
+  collection: { name: 'health_hours', ttl, indexes },
   retentionMs: 30 * DAY_MS,
   bucketMs: HOUR_MS,
   source: ROUND_TIER,
 };
 export const DAY_TIER: HealthTier = {
   resolution: 'day',
-  collection: { name: 'health_days', ttl },
+  collection: { name: 'health_days', ttl, indexes },
   retentionMs: 365 * DAY_MS,
   bucketMs: DAY_MS,
   source: HOUR_TIER,

@@ -201,15 +201,21 @@ describe('building transactions', () => {
       expect(answer.body.preview).toMatchObject({ healthFactorAfter: null, liabilityValueUsdAfter: '0.0000000' });
     });
 
-    it('builds a partial unwind whose simulated end state has the target health factor', async () => {
+    /** A borrower at health factor 1.125 holding no USDC, whose approval for a partial unwind to 1.5 has landed. */
+    async function approvedForPartial(caller: ReturnType<TxbHarness['caller']>) {
       const wallet = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_900n * UNIT, keepUsdc: 0n });
-      const caller = h.caller();
       const { built: approval } = await h.buildAndSubmit(caller, wallet, {
         ...base(),
         action: 'UNWIND',
         targetHealthFactor: 1.5,
       });
       await h.proposalIn(caller, wallet.address, approval.body.proposal.id, ['confirmed']);
+      return wallet;
+    }
+
+    it('builds a partial unwind whose simulated end state has the target health factor', async () => {
+      const caller = h.caller();
+      const wallet = await approvedForPartial(caller);
       const answer = await build(
         { ...base(), action: 'UNWIND', walletAddress: wallet.address, targetHealthFactor: 1.5 },
         caller,
@@ -219,6 +225,25 @@ describe('building transactions', () => {
       expect(answer.body.preview.healthFactorAfter).toBeGreaterThanOrEqual(1.5);
       expect(answer.body.preview.healthFactorAfter).toBeLessThan(1.5 * 1.001);
       expect(answer.body.preview.riskLevelAfter).toBe('low');
+    });
+
+    it("refuses a partial unwind that would leave debt under the pool's minimum collateral, naming it", async () => {
+      const caller = h.caller();
+      const wallet = await approvedForPartial(caller);
+      // At 1.5 about $1,570 of effective collateral is left (of $2,250); the pool now asks $2,000 of a position with debt.
+      const setMinimum = (value: bigint) => h.sandbox.control.setup.setMinCollateral(h.scenario.pool, value);
+      setMinimum(2_000n * UNIT);
+      try {
+        const body = { ...base(), action: 'UNWIND', walletAddress: wallet.address, targetHealthFactor: 1.5 };
+        const answer = await build(body, caller);
+        expect([answer.status, answer.body.code]).toEqual([422, 'UNWIND_NOT_POSSIBLE']);
+        expect(answer.body.error).toMatch(/under the pool's minimum of 2000\.00: unwind fully/);
+        // The whole position can still be closed.
+        const full = await build({ ...base(), action: 'UNWIND', walletAddress: wallet.address }, caller);
+        expect(full.status).toBe(200);
+      } finally {
+        setMinimum(0n);
+      }
     });
 
     it('refuses a target the position already meets', async () => {

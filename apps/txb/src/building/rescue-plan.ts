@@ -1,5 +1,17 @@
-import { type BuildTransactionRequest, DEFAULT_RISK_BOUNDS, HEALTH_FACTOR_SCALE, type RescueMetadata } from '@rp/contracts';
-import { REQUEST_TYPES, isRescueRefusal, planRescue, poolSubmitOperation, principalDebt } from '@rp/ledger';
+import {
+  type BuildTransactionRequest,
+  DEFAULT_RISK_BOUNDS,
+  HEALTH_FACTOR_SCALE,
+  type RescueMetadata,
+} from '@rp/contracts';
+import {
+  REQUEST_TYPES,
+  type RescueRefusal,
+  isRescueRefusal,
+  planRescue,
+  poolSubmitOperation,
+  principalDebt,
+} from '@rp/ledger';
 import type { PositionSnapshot } from '../positions/position.reader';
 import type { ActionPlan, BuildRefusal } from './build-outcome';
 
@@ -13,7 +25,8 @@ export const DEFAULT_RESCUE_TARGET = Number(DEFAULT_RISK_BOUNDS.critical) / Numb
 /**
  * RESCUE: one `submit` paying in (repay, else collateral) just enough to reach the target, then
  * DeleteLiquidationAuction (request 9). 404 AUCTION_NOT_FOUND without an auction against the wallet; 422
- * RESCUE_NOT_POSSIBLE when the pool refuses request 9 (not active) or the wallet's funds cannot reach the target.
+ * RESCUE_NOT_POSSIBLE when the pool refuses request 9 (not active) or the wallet's funds cannot reach the target, or
+ * the pool's minimum collateral with debt left.
  */
 export function planRescueAction(
   request: BuildTransactionRequest,
@@ -22,21 +35,27 @@ export function planRescueAction(
 ): ActionPlan | BuildRefusal {
   if (!snapshot.auction) return { code: 'AUCTION_NOT_FOUND', wallet: request.walletAddress, pool: request.poolAddress };
   const targetHealthFactor = request.targetHealthFactor ?? DEFAULT_RESCUE_TARGET;
-  const position = { reserves: snapshot.pool.reserves, positions: snapshot.positions, prices: snapshot.prices };
-  const plan = planRescue(position, { balances: snapshot.balances }, {
-    wallet: request.walletAddress,
-    slippageBps,
-    target: BigInt(Math.round(targetHealthFactor * Number(HEALTH_FACTOR_SCALE))),
-    poolStatus: snapshot.pool.config.status,
-    ...(request.tokenId !== undefined && { token: request.tokenId }),
-  });
+  const position = {
+    reserves: snapshot.pool.reserves,
+    positions: snapshot.positions,
+    prices: snapshot.prices,
+    minCollateral: snapshot.pool.config.minCollateral,
+  };
+  const plan = planRescue(
+    position,
+    { balances: snapshot.balances },
+    {
+      wallet: request.walletAddress,
+      slippageBps,
+      target: BigInt(Math.round(targetHealthFactor * Number(HEALTH_FACTOR_SCALE))),
+      poolStatus: snapshot.pool.config.status,
+      ...(request.tokenId !== undefined && { token: request.tokenId }),
+    },
+  );
   if (isRescueRefusal(plan)) {
     return {
       code: 'RESCUE_NOT_POSSIBLE',
-      detail:
-        plan.refused === 'pool-status'
-          ? `the pool's status ${plan.status} refuses DeleteLiquidationAuction (only an active pool, 0 or 1, allows it)`
-          : `what the wallet holds brings the health factor to ${health(plan.healthReachable)} at most, short of ${targetHealthFactor}`,
+      detail: refusalDetail(plan, targetHealthFactor, snapshot.prices.decimals),
     };
   }
   const rescue: RescueMetadata = {
@@ -60,6 +79,22 @@ export function planRescueAction(
     },
     changesPosition: true,
   };
+}
+
+function refusalDetail(refusal: RescueRefusal, targetHealthFactor: number, oracleDecimals: number): string {
+  switch (refusal.refused) {
+    case 'pool-status':
+      return `the pool's status ${refusal.status} refuses DeleteLiquidationAuction (only an active pool, 0 or 1, allows it)`;
+    case 'not-enough-funds':
+      return `what the wallet holds brings the health factor to ${health(refusal.healthReachable)} at most, short of ${targetHealthFactor}`;
+    case 'min-collateral': {
+      const base = (value: bigint) => (Number(value) / 10 ** oracleDecimals).toFixed(2);
+      return (
+        `the pool requires ${base(refusal.minCollateral)} of collateral value from a position with debt; what the ` +
+        `wallet holds reaches ${base(refusal.collateralReachable)} without repaying every debt`
+      );
+    }
+  }
 }
 
 const health = (value: bigint | null): string =>

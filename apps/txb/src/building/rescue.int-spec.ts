@@ -4,7 +4,14 @@
  * `submit` that lands; 404 without an auction; 422 when the wallet cannot reach health.
  */
 import type { BuildResponse } from '@rp/contracts';
-import { type LedgerWallet, blendScVal, decodePositions, networkPassphrase, poolRequestsOf, readInvocation } from '@rp/ledger';
+import {
+  type LedgerWallet,
+  blendScVal,
+  decodePositions,
+  networkPassphrase,
+  poolRequestsOf,
+  readInvocation,
+} from '@rp/ledger';
 import { DEMO_PRICES, UNIT, hasAuction } from '@rp/sandbox';
 import { type TxbHarness, startTxbHarness } from '../../test/txb.int-support';
 
@@ -13,7 +20,10 @@ const TESTNET = networkPassphrase('ledger:testnet');
 function requestsOf(transactionXdr: string) {
   const invocation = readInvocation(transactionXdr, TESTNET);
   if (!invocation) throw new Error('not one contract invocation');
-  return { fn: invocation.fn, requests: poolRequestsOf(invocation).requests.map((r) => [r.requestType, r.address, r.amount] as const) };
+  return {
+    fn: invocation.fn,
+    requests: poolRequestsOf(invocation).requests.map((r) => [r.requestType, r.address, r.amount] as const),
+  };
 }
 
 describe('RESCUE: out of a liquidation auction', () => {
@@ -72,7 +82,10 @@ describe('RESCUE: out of a liquidation auction', () => {
       action: 'RESCUE',
       tokenId: h.scenario.usdc,
       amount: repaid.toString(),
-      rescue: { targetHealthFactor: 1.1, requests: [{ requestType: 'Repay', tokenId: h.scenario.usdc, amount: repaid.toString() }] },
+      rescue: {
+        targetHealthFactor: 1.1,
+        requests: [{ requestType: 'Repay', tokenId: h.scenario.usdc, amount: repaid.toString() }],
+      },
     });
     expect(body.preview.healthFactorBefore).toBeLessThan(1);
     expect(body.preview.healthFactorAfter).toBeGreaterThanOrEqual(1.1);
@@ -127,7 +140,9 @@ describe('RESCUE: out of a liquidation auction', () => {
     expect(body.transaction.operations).toBe(requests.length);
     const signed = h.sign(unwinds, body.transaction.transactionXdr);
     expect((await h.call('POST', '/api/v1/txb/submit', caller, { transactionXdr: signed })).status).toBe(200);
-    expect((await h.proposalIn(caller, unwinds.address, body.proposal.id, ['confirmed', 'failed'])).status).toBe('confirmed');
+    expect((await h.proposalIn(caller, unwinds.address, body.proposal.id, ['confirmed', 'failed'])).status).toBe(
+      'confirmed',
+    );
     expect(hasAuction(h.sandbox, h.scenario.pool, unwinds.address)).toBe(false);
     expect(positions(unwinds.address).liabilities.size).toBe(0);
   });
@@ -136,5 +151,60 @@ describe('RESCUE: out of a liquidation auction', () => {
     const answer = await build({ action: 'RESCUE', walletAddress: noAuction.address, amount: '5' });
     expect(answer.status).toBe(400);
     expect(answer.body.details.map((d: { field: string }) => d.field)).toEqual(['amount']);
+  });
+
+  describe("a pool with a minimum collateral (Blend's MinCollateralNotMet)", () => {
+    // $2,000 of effective collateral asked of a position with debt (7-decimal oracle); no minimum before.
+    const minimum = 2_000n * UNIT;
+    let supplier: LedgerWallet;
+    let short: LedgerWallet;
+    const setMinimum = (value: bigint) => h.sandbox.control.setup.setMinCollateral(h.scenario.pool, value);
+
+    beforeAll(() => {
+      const { xlm, pool, oracle } = h.scenario;
+      // At XLM 0.26: 10,000 XLM ($1,950 effective) against 1,500 USDC. Then XLM 0.20: $1,500 effective, health
+      // factor about 0.95, and an auction against both. The supplier holds 10,000 XLM more and no USDC; the short
+      // one holds the borrowed USDC, not enough to repay every debt with its interest.
+      supplier = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_500n * UNIT, keepUsdc: 0n });
+      h.sandbox.control.setup.mint(xlm, supplier.address, 10_000n * UNIT);
+      short = h.borrower({ xlm: 10_000n * UNIT, usdc: 1_500n * UNIT });
+      h.sandbox.control.setup.setPrice(oracle, xlm, (DEMO_PRICES.xlm * 20n) / 30n);
+      for (const wallet of [supplier, short]) {
+        h.sandbox.control.liquidator.startAuction(pool, wallet.address);
+        h.sandbox.ledger.closeLedger();
+        if (!hasAuction(h.sandbox, pool, wallet.address)) throw new Error('the auction did not start');
+      }
+      setMinimum(minimum);
+      h.sandbox.ledger.closeLedger();
+    });
+    afterAll(() => setMinimum(0n));
+
+    it('supplies collateral up to the minimum, not only to the target, and the rescue lands', async () => {
+      const caller = h.caller();
+      const answer = await build({ action: 'RESCUE', walletAddress: supplier.address }, caller);
+      expect(answer.status).toBe(200);
+      const body = answer.body as BuildResponse;
+      const { requests } = requestsOf(body.transaction.transactionXdr);
+      expect(requests.map(([type, asset]) => [type, asset])).toEqual([
+        [2, h.scenario.xlm],
+        [9, supplier.address],
+      ]);
+      // The target alone (1.10 against about $1,580 of effective debt) needs about 1,580 XLM at $0.20 x 0.75;
+      // the minimum needs $500 more of effective collateral: about 3,334 XLM.
+      expect(requests[0][2]).toBeGreaterThan(3_300n * UNIT);
+      expect(requests[0][2]).toBeLessThan(3_400n * UNIT);
+      const signed = h.sign(supplier, body.transaction.transactionXdr);
+      expect((await h.call('POST', '/api/v1/txb/submit', caller, { transactionXdr: signed })).status).toBe(200);
+      const proposal = await h.proposalIn(caller, supplier.address, body.proposal.id, ['confirmed', 'failed']);
+      expect(proposal.status).toBe('confirmed');
+      expect(hasAuction(h.sandbox, h.scenario.pool, supplier.address)).toBe(false);
+    });
+
+    it('is 422 RESCUE_NOT_POSSIBLE naming the minimum when health is reachable but the minimum is not', async () => {
+      const answer = await build({ action: 'RESCUE', walletAddress: short.address });
+      expect(answer.status).toBe(422);
+      expect(answer.body).toMatchObject({ success: false, code: 'RESCUE_NOT_POSSIBLE' });
+      expect(answer.body.error).toMatch(/requires 2000\.00 of collateral value/);
+    });
   });
 });

@@ -43,6 +43,7 @@ export class UnwindRouter {
       reserves: snapshot.pool.reserves,
       positions: snapshot.positions,
       prices: snapshot.prices,
+      minCollateral: snapshot.pool.config.minCollateral,
     };
     const preferred = request.tokenId;
     const routed = await routeUnwind(
@@ -55,7 +56,7 @@ export class UnwindRouter {
         receiver: this.ledger.receiver(),
       },
     );
-    if (isUnwindRouteRefusal(routed)) return refusalOf(routed, request.poolAddress);
+    if (isUnwindRouteRefusal(routed)) return refusalOf(routed, request.poolAddress, snapshot.prices.decimals);
     // During a liquidation auction the close deletes it too, or the pool refuses it (ADR 027).
     const plan = withAuctionDeleted(routed, request.walletAddress, snapshot.auction);
 
@@ -118,7 +119,9 @@ function headline(plan: UnwindPlan, preferred: string | undefined): { tokenId: s
   return { tokenId, amount: amount.toString() };
 }
 
-function refusalOf(refusal: UnwindRouteRefusal, pool: string): BuildRefusal {
+const baseValue = (value: bigint, decimals: number): string => (Number(value) / 10 ** decimals).toFixed(2);
+
+function refusalOf(refusal: UnwindRouteRefusal, pool: string, oracleDecimals: number): BuildRefusal {
   switch (refusal.refused) {
     case 'receiver-missing':
       return { code: 'RECEIVER_NOT_CONFIGURED' };
@@ -146,5 +149,13 @@ function refusalOf(refusal: UnwindRouteRefusal, pool: string): BuildRefusal {
       };
     case 'no-swap-output':
       return { code: 'UNWIND_NOT_POSSIBLE', detail: 'the sale guarantees no output at this slippage' };
+    case 'min-collateral':
+      return {
+        code: 'UNWIND_NOT_POSSIBLE',
+        detail:
+          `at the target the position keeps debt with ${baseValue(refusal.collateralLeft, oracleDecimals)} of ` +
+          `collateral value, under the pool's minimum of ${baseValue(refusal.minCollateral, oracleDecimals)}: ` +
+          'unwind fully (no targetHealthFactor)',
+      };
   }
 }

@@ -4,7 +4,7 @@ import { toAssetFromDToken, toBTokenDown, toDTokenUp } from './math';
 import { withSlippage } from './position-requests';
 import { type RescueOptions, type RescuePlan, isRescueRefusal, planRescue, withAuctionDeleted } from './rescue-planner';
 import { threeReservePool } from './test-fixtures';
-import { type UnwindPosition, healthOf } from './unwind-planner';
+import { type UnwindPosition, collateralBaseOf, healthOf } from './unwind-planner';
 
 const { usdc: USDC, eurc: EURC, reserves: RESERVES, prices: PRICES } = threeReservePool();
 const WALLET = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 1)).publicKey();
@@ -57,7 +57,11 @@ describe('planRescue', () => {
     // By hand: debt D with D x 1.0009 / 0.95 <= 2,250 x 1.0003 / 1.10011 -> about 257 USDC repaid.
     expect(repay.amount).toBeGreaterThan(250n * UNIT);
     expect(repay.amount).toBeLessThan(265n * UNIT);
-    expect(plan.requests.at(-1)).toEqual({ requestType: REQUEST_TYPES.DeleteLiquidationAuction, address: WALLET, amount: 0n });
+    expect(plan.requests.at(-1)).toEqual({
+      requestType: REQUEST_TYPES.DeleteLiquidationAuction,
+      address: WALLET,
+      amount: 0n,
+    });
     expect(plan.requests).toHaveLength(2);
     const health = healthOf(position, after(position, plan)) as bigint;
     expect(health).toBeGreaterThanOrEqual(TARGET + TARGET / 10_000n);
@@ -70,7 +74,10 @@ describe('planRescue', () => {
 
   it('repays all it holds of the debt, then supplies another token as collateral, just enough', () => {
     const position = underwater();
-    const plan = rescue(position, [[USDC, 100n * UNIT], [EURC, 5_000n * UNIT]]) as RescuePlan;
+    const plan = rescue(position, [
+      [USDC, 100n * UNIT],
+      [EURC, 5_000n * UNIT],
+    ]) as RescuePlan;
     expect(plan.levers.map((lever) => [lever.requestType, lever.asset])).toEqual([
       [REQUEST_TYPES.Repay, USDC],
       [REQUEST_TYPES.SupplyCollateral, EURC],
@@ -93,14 +100,18 @@ describe('planRescue', () => {
     const tight = rescue(position, [[USDC, debt + 5n]], unreachable) as RescuePlan;
     expect(tight.levers).toEqual([{ requestType: REQUEST_TYPES.Repay, asset: USDC, amount: debt + 5n }]);
     const rich = rescue(position, [[USDC, 10_000n * UNIT]], unreachable) as RescuePlan;
-    expect(rich.levers).toEqual([{ requestType: REQUEST_TYPES.Repay, asset: USDC, amount: withSlippage(debt, SLIPPAGE) }]);
+    expect(rich.levers).toEqual([
+      { requestType: REQUEST_TYPES.Repay, asset: USDC, amount: withSlippage(debt, SLIPPAGE) },
+    ]);
     expect(rich.healthAfter).toBeNull();
   });
 
   it('a position already at the target only deletes the auction', () => {
     const plan = rescue(underwater(1_000n * UNIT), []) as RescuePlan;
     expect(plan.levers).toEqual([]);
-    expect(plan.requests).toEqual([{ requestType: REQUEST_TYPES.DeleteLiquidationAuction, address: WALLET, amount: 0n }]);
+    expect(plan.requests).toEqual([
+      { requestType: REQUEST_TYPES.DeleteLiquidationAuction, address: WALLET, amount: 0n },
+    ]);
   });
 
   it('is refused when the wallet cannot reach the target with what it holds', () => {
@@ -109,8 +120,50 @@ describe('planRescue', () => {
     expect(rescue(underwater(), [])).toMatchObject({ refused: 'not-enough-funds' });
   });
 
+  describe("with the pool's minimum collateral (MinCollateralNotMet otherwise)", () => {
+    // Effective collateral $2,250; the pool asks $3,000 of a position with debt.
+    const minimum = 3_000n * UNIT;
+    const guarded = (): UnwindPosition => ({ ...underwater(), minCollateral: minimum });
+
+    it('supplies collateral up to the minimum, more than the target alone needs', () => {
+      const balances: [string, bigint][] = [[EURC, 5_000n * UNIT]];
+      const plain = rescue(underwater(), balances) as RescuePlan;
+      const plan = rescue(guarded(), balances) as RescuePlan;
+      expect(plan.levers.map((lever) => [lever.requestType, lever.asset])).toEqual([
+        [REQUEST_TYPES.SupplyCollateral, EURC],
+      ]);
+      expect(plan.levers[0].amount).toBeGreaterThan(plain.levers[0].amount);
+      const collateral = collateralBaseOf(guarded(), after(guarded(), plan));
+      expect(collateral).toBeGreaterThanOrEqual(minimum);
+      // Just enough: one unit less would miss the minimum.
+      const less = { ...plan, levers: [{ ...plan.levers[0], amount: plan.levers[0].amount - 1n }] };
+      expect(collateralBaseOf(guarded(), after(guarded(), less))).toBeLessThan(minimum);
+    });
+
+    it('repays every debt when that is what the wallet holds (no debt, no minimum)', () => {
+      const plan = rescue(guarded(), [[USDC, 3_000n * UNIT]]) as RescuePlan;
+      expect(plan.levers).toHaveLength(1);
+      expect(plan.levers[0].amount).toBeGreaterThan(2_200n * UNIT);
+      expect(plan.healthAfter).toBeNull();
+      expect([...after(guarded(), plan).liabilities.values()].every((dTokens) => dTokens === 0n)).toBe(true);
+    });
+
+    it('is refused, naming the minimum, when health is reachable but the minimum is not', () => {
+      expect(rescue(guarded(), [[USDC, 1_000n * UNIT]])).toEqual({
+        refused: 'min-collateral',
+        collateralReachable: collateralBaseOf(guarded(), guarded().positions),
+        minCollateral: minimum,
+      });
+      // The same funds rescue a position the pool asks no minimum of.
+      expect(isRescueRefusal(rescue(underwater(), [[USDC, 1_000n * UNIT]]))).toBe(false);
+    });
+  });
+
   it('is refused when the pool is not active (Blend refuses request 9 at status 2 and above)', () => {
-    expect(rescue(underwater(), [[USDC, 1_000n * UNIT]], { poolStatus: 2 })).toEqual({ refused: 'pool-status', status: 2 });
+    expect(rescue(underwater(), [[USDC, 1_000n * UNIT]], { poolStatus: 2 })).toEqual({
+      refused: 'pool-status',
+      status: 2,
+    });
   });
 
   it('does not supply collateral in a frozen-for-supply pool, nor a token other than the one asked for', () => {
@@ -125,11 +178,18 @@ describe('planRescue', () => {
   });
 
   it('a close during an auction carries request 9 last; without one it is unchanged', () => {
-    const close = { requests: [{ requestType: REQUEST_TYPES.Repay, address: USDC, amount: UNIT }], operations: 1, route: 'submit' };
+    const close = {
+      requests: [{ requestType: REQUEST_TYPES.Repay, address: USDC, amount: UNIT }],
+      operations: 1,
+      route: 'submit',
+    };
     expect(withAuctionDeleted(close, WALLET, false)).toBe(close);
     expect(withAuctionDeleted(close, WALLET, true)).toEqual({
       ...close,
-      requests: [...close.requests, { requestType: REQUEST_TYPES.DeleteLiquidationAuction, address: WALLET, amount: 0n }],
+      requests: [
+        ...close.requests,
+        { requestType: REQUEST_TYPES.DeleteLiquidationAuction, address: WALLET, amount: 0n },
+      ],
       operations: 2,
     });
   });

@@ -3,7 +3,13 @@ import { type Positions, REQUEST_TYPES, type Request, type Reserve } from './lay
 import { divCeil, toAssetFromDToken, toBTokenDown, toDTokenDown, totalSupply } from './math';
 import { withSlippage } from './position-requests';
 import { priceReader } from './position-summary';
-import { type UnwindFunds, type UnwindPosition, healthOf } from './unwind-planner';
+import {
+  type UnwindFunds,
+  type UnwindPosition,
+  collateralBaseOf,
+  healthOf,
+  meetsMinCollateral,
+} from './unwind-planner';
 
 /**
  * RESCUE, planned without I/O (docs/adr/027-auction-rescue.md): a user liquidation auction runs against the wallet;
@@ -14,7 +20,9 @@ import { type UnwindFunds, type UnwindPosition, healthOf } from './unwind-planne
  *
  * Levers are used in a fixed order: repayments (largest debt first), then collateral (largest effective value
  * first); every lever but the last is used in full, the last just enough (found by bisection on the pool's
- * fixed-point math). The target is aimed at plus one basis point, as a partial unwind does: interest accrues until
+ * fixed-point math). "Enough" is the target health factor and, with debt left, the pool's minimum collateral
+ * (`UnwindPosition.minCollateral`): a position under that minimum is rescued by more collateral or by repaying
+ * every debt. The target is aimed at plus one basis point, as a partial unwind does: interest accrues until
  * the ledger applies the transaction.
  */
 
@@ -55,7 +63,9 @@ export interface RescuePlan {
 
 export type RescueRefusal =
   | { readonly refused: 'pool-status'; readonly status: number }
-  | { readonly refused: 'not-enough-funds'; readonly healthReachable: bigint | null };
+  | { readonly refused: 'not-enough-funds'; readonly healthReachable: bigint | null }
+  /** The target is reachable, but not the pool's minimum collateral with debt left (oracle base units). */
+  | { readonly refused: 'min-collateral'; readonly collateralReachable: bigint; readonly minCollateral: bigint };
 
 export const isRescueRefusal = (value: RescuePlan | RescueRefusal): value is RescueRefusal => 'refused' in value;
 
@@ -110,13 +120,15 @@ export function planRescue(
     healthBefore,
     healthAfter: healthOf(position, positions),
   });
-  if (reaches(healthBefore, aim)) return done([], position.positions);
+  const enough = (positions: Positions) =>
+    reaches(healthOf(position, positions), aim) && meetsMinCollateral(position, positions);
+  if (enough(position.positions)) return done([], position.positions);
 
   const levers: RescueLever[] = [];
   let positions = position.positions;
   for (const lever of leversOf(position, funds, options)) {
     const full = applyLever(positions, lever, lever.cap);
-    if (!reaches(healthOf(position, full), aim)) {
+    if (!enough(full)) {
       levers.push(requestOf(lever, lever.cap, options.slippageBps));
       positions = full;
       continue;
@@ -125,13 +137,21 @@ export function planRescue(
     let high = lever.cap;
     while (low < high) {
       const middle = (low + high) / 2n;
-      if (reaches(healthOf(position, applyLever(positions, lever, middle)), aim)) high = middle;
+      if (enough(applyLever(positions, lever, middle))) high = middle;
       else low = middle + 1n;
     }
     levers.push(requestOf(lever, low, options.slippageBps));
     return done(levers, applyLever(positions, lever, low));
   }
-  return { refused: 'not-enough-funds', healthReachable: healthOf(position, positions) };
+  const healthReachable = healthOf(position, positions);
+  if (reaches(healthReachable, aim) && position.minCollateral !== undefined && position.minCollateral > 0n) {
+    return {
+      refused: 'min-collateral',
+      collateralReachable: collateralBaseOf(position, positions),
+      minCollateral: position.minCollateral,
+    };
+  }
+  return { refused: 'not-enough-funds', healthReachable };
 }
 
 const reaches = (health: bigint | null, aim: bigint): boolean => health === null || health >= aim;
@@ -150,7 +170,15 @@ function leversOf(position: UnwindPosition, funds: UnwindFunds, options: RescueO
     if (dTokens > 0n) {
       const debt = toAssetFromDToken(reserve, dTokens);
       const cap = balance < debt ? balance : debt;
-      repays.push({ requestType: REQUEST_TYPES.Repay, reserve, index, cap, debt, balance, value: value(reserve, debt) });
+      repays.push({
+        requestType: REQUEST_TYPES.Repay,
+        reserve,
+        index,
+        cap,
+        debt,
+        balance,
+        value: value(reserve, debt),
+      });
       return; // a token the wallet owes lifts health more repaid than supplied
     }
     if (options.poolStatus > SUPPLY_MAX_STATUS || !reserve.config.enabled || reserve.config.cFactor <= 0) return;
@@ -160,7 +188,8 @@ function leversOf(position: UnwindPosition, funds: UnwindFunds, options: RescueO
     const effective = (value(reserve, cap) * BigInt(reserve.config.cFactor)) / 10_000_000n;
     supplies.push({ requestType: REQUEST_TYPES.SupplyCollateral, reserve, index, cap, balance, value: effective });
   });
-  const byValue = (a: { value: bigint }, b: { value: bigint }) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1);
+  const byValue = (a: { value: bigint }, b: { value: bigint }) =>
+    a.value === b.value ? 0 : a.value > b.value ? -1 : 1;
   return [...repays.sort(byValue), ...supplies.sort(byValue)];
 }
 
@@ -186,7 +215,11 @@ function applyLever(positions: Positions, lever: Lever, amount: bigint): Positio
 function requestOf(lever: Lever, amount: bigint, slippageBps: number): RescueLever {
   if (lever.requestType === REQUEST_TYPES.Repay && lever.debt !== undefined && amount >= lever.debt) {
     const padded = withSlippage(lever.debt, slippageBps);
-    return { requestType: lever.requestType, asset: lever.reserve.asset, amount: padded < lever.balance ? padded : lever.balance };
+    return {
+      requestType: lever.requestType,
+      asset: lever.reserve.asset,
+      amount: padded < lever.balance ? padded : lever.balance,
+    };
   }
   return { requestType: lever.requestType, asset: lever.reserve.asset, amount };
 }

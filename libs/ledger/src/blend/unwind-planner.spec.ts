@@ -3,6 +3,7 @@ import { toAssetFromBToken, toAssetFromDToken, toBTokenDown, toBTokenUp, toDToke
 import { withSlippage } from './position-requests';
 import { fixtureContract, threeReservePool } from './test-fixtures';
 import {
+  collateralBaseOf,
   type SwapQuote,
   type UnwindPlan,
   type UnwindPosition,
@@ -153,6 +154,27 @@ describe('planPartialUnwind', () => {
   it('refuses when the position is already at the target', () => {
     expect(planPartialUnwind(held, funds([]), 50, XLM_FOR_USDC, RECEIVER, 11_000_000n)).toMatchObject({
       refused: 'target-reached',
+    });
+  });
+
+  it("refuses an end state with debt under the pool's minimum collateral, and plans alike above it", () => {
+    const target = 15_000_000n;
+    const plain = planPartialUnwind(held, funds([]), 50, XLM_FOR_USDC, RECEIVER, target) as UnwindPlan;
+    const withdrawn = plain.requests[1].amount;
+    const left = collateralBaseOf(held, {
+      collateral: new Map([[1, (held.positions.collateral.get(1) ?? 0n) - toBTokenUp(RESERVES[1], withdrawn)]]),
+      liabilities: held.positions.liabilities,
+      supply: new Map(),
+    });
+    expect(planPartialUnwind({ ...held, minCollateral: left }, funds([]), 50, XLM_FOR_USDC, RECEIVER, target)).toEqual(
+      plain,
+    );
+    expect(
+      planPartialUnwind({ ...held, minCollateral: left + 1n }, funds([]), 50, XLM_FOR_USDC, RECEIVER, target),
+    ).toEqual({
+      refused: 'min-collateral',
+      collateralLeft: left,
+      minCollateral: left + 1n,
     });
   });
 

@@ -24,6 +24,11 @@ export interface UnwindPosition {
   readonly reserves: readonly Reserve[];
   readonly positions: Positions;
   readonly prices: SummaryPrices;
+  /**
+   * The pool's `min_collateral` (`PoolConfig`, in the oracle's base units): a `submit` that checks health also refuses
+   * an end state with debt whose effective collateral is below it (MinCollateralNotMet). Absent or 0: no minimum.
+   */
+  readonly minCollateral?: bigint;
 }
 
 export interface UnwindFunds {
@@ -62,7 +67,9 @@ export type UnwindRefusal =
   | { readonly refused: 'target-reached'; readonly healthFactor: bigint }
   | { readonly refused: 'target-unreachable'; readonly asset: string }
   | { readonly refused: 'wallet-short'; readonly asset: string }
-  | { readonly refused: 'no-swap-output' };
+  | { readonly refused: 'no-swap-output' }
+  /** A partial unwind at its target would leave debt with less effective collateral than the pool's minimum. */
+  | { readonly refused: 'min-collateral'; readonly collateralLeft: bigint; readonly minCollateral: bigint };
 
 /** The wallet cannot pay these debts from its balance or the collateral it gets back: a sale is needed. */
 export interface SwapNeeded {
@@ -165,7 +172,8 @@ export function planUnwindWithSwap(
  * bring the health factor (7 decimals) to at least `target`. Requests: repay the debt with the proceeds, withdraw the
  * sold collateral, repay the flash loan with it (the two cancel in settlement). The sale aims one basis point above
  * the target: interest accrues between the read and the ledger that applies the transaction (a few seconds to the
- * proposal's five minutes), and a position must not land a hair under the health factor its owner asked for.
+ * proposal's five minutes), and a position must not land a hair under the health factor its owner asked for. Refused
+ * (`min-collateral`) when that end state keeps debt under the pool's minimum collateral: only a full unwind passes then.
  */
 export function planPartialUnwind(
   position: UnwindPosition,
@@ -203,6 +211,14 @@ export function planPartialUnwind(
     else low = middle + 1n;
   }
   const chosen = step(low);
+  // Selling collateral lowers it: at the target, with debt left, the pool may find it under its minimum.
+  if (!meetsMinCollateral(position, chosen.positions)) {
+    return {
+      refused: 'min-collateral',
+      collateralLeft: collateralBaseOf(position, chosen.positions),
+      minCollateral: position.minCollateral ?? 0n,
+    };
+  }
   const pulls = new Map([[swap.tokenOut, chosen.pull]]);
   if (balanceOf(funds, swap.tokenOut) + chosen.swapMinimum < chosen.pull) {
     return { refused: 'wallet-short', asset: swap.tokenOut };
@@ -225,6 +241,23 @@ export function healthOf(position: UnwindPosition, positions: Positions): bigint
   );
 }
 
+/**
+ * Whether `positions` pass the pool's minimum collateral (`validate_submit`): true without debt or without a
+ * minimum, else the effective collateral in the oracle's base units is at least `minCollateral`.
+ */
+export function meetsMinCollateral(position: UnwindPosition, positions: Positions): boolean {
+  const minimum = position.minCollateral ?? 0n;
+  if (minimum <= 0n) return true;
+  const data = positionData(position.reserves, positions, priceReader(position.prices), position.prices.decimals);
+  return data.liabilityBase === 0n || data.collateralBase >= minimum;
+}
+
+/** The effective collateral of `positions` in the oracle's base units (what `min_collateral` is compared with). */
+export function collateralBaseOf(position: UnwindPosition, positions: Positions): bigint {
+  return positionData(position.reserves, positions, priceReader(position.prices), position.prices.decimals)
+    .collateralBase;
+}
+
 /** The margin a partial unwind aims above its target: one basis point (target / 10,000). */
 const TARGET_MARGIN_DIVISOR = 10_000n;
 
@@ -238,6 +271,7 @@ function saleMinimum(swap: SwapQuote, amountIn: bigint, slippageBps: number): bi
 
 interface PartialStep {
   readonly requests: Request[];
+  readonly positions: Positions;
   readonly health: bigint | null;
   readonly pull: bigint;
   readonly swapMinimum: bigint;
@@ -271,14 +305,15 @@ function partialStep(
   const repaidD = repaysAll ? owedD : toDTokenDown(debt.reserve, debtRepayment);
   setOrDelete(liabilities, debt.index, owedD - (repaidD > owedD ? owedD : repaidD));
 
-  const health = healthOf(position, { liabilities, collateral, supply: position.positions.supply });
+  const positions = { liabilities, collateral, supply: position.positions.supply };
   return {
     requests: [
       { requestType: REQUEST_TYPES.Repay, address: debt.reserve.asset, amount: debtRepayment },
       { requestType: REQUEST_TYPES.WithdrawCollateral, address: sold.reserve.asset, amount: loanRepayment },
       { requestType: REQUEST_TYPES.Repay, address: sold.reserve.asset, amount: loanRepayment },
     ],
-    health,
+    positions,
+    health: healthOf(position, positions),
     pull: repaysAll ? withSlippage(positive(debt.debt - debt.collateral), slippageBps) : debtRepayment,
     swapMinimum,
   };

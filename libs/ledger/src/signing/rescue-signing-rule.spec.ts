@@ -1,7 +1,11 @@
 import { Account, Keypair, Networks, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
 import { REQUEST_TYPES, type Positions, type Request } from '../blend/layouts';
 import { toBTokenDown, toDTokenUp } from '../blend/math';
-import { poolFlashLoanOperation, poolSubmitOperation, poolSubmitWithAllowanceOperation } from '../blend/pool-operations';
+import {
+  poolFlashLoanOperation,
+  poolSubmitOperation,
+  poolSubmitWithAllowanceOperation,
+} from '../blend/pool-operations';
 import { type RescuePlan, deleteAuctionRequest, planRescue } from '../blend/rescue-planner';
 import { fixtureContract, threeReservePool } from '../blend/test-fixtures';
 import type { UnwindPosition } from '../blend/unwind-planner';
@@ -44,7 +48,11 @@ const CONTEXT: CloseSigningContext = {
 };
 
 const rescueOf = (balances: [string, bigint][]) =>
-  planRescue(POSITION, { balances: new Map(balances) }, { wallet: WALLET, slippageBps: 100, target: TARGET, poolStatus: 1 }) as RescuePlan;
+  planRescue(
+    POSITION,
+    { balances: new Map(balances) },
+    { wallet: WALLET, slippageBps: 100, target: TARGET, poolStatus: 1 },
+  ) as RescuePlan;
 const REPAY_RESCUE = rescueOf([[USDC, 1_000n * UNIT]]);
 const SUPPLY_RESCUE = rescueOf([[EURC, 5_000n * UNIT]]);
 
@@ -75,11 +83,17 @@ describe('the signing rule on a rescue', () => {
   });
 
   it('refuses request 9 when no auction against the wallet was seen', () => {
-    expect(verdict(submit(REPAY_RESCUE.requests), { rescue: undefined })).toMatchObject({ ok: false, reason: 'wrong_request_type' });
+    expect(verdict(submit(REPAY_RESCUE.requests), { rescue: undefined })).toMatchObject({
+      ok: false,
+      reason: 'wrong_request_type',
+    });
   });
 
   it("refuses a request 9 for another user's auction", () => {
-    const foreign = [...REPAY_RESCUE.levers.map((l) => ({ requestType: l.requestType, address: l.asset, amount: l.amount })), deleteAuctionRequest(STRANGER)];
+    const foreign = [
+      ...REPAY_RESCUE.levers.map((l) => ({ requestType: l.requestType, address: l.asset, amount: l.amount })),
+      deleteAuctionRequest(STRANGER),
+    ];
     expect(verdict(submit(foreign))).toMatchObject({ ok: false, reason: 'wrong_address' });
   });
 
@@ -92,7 +106,10 @@ describe('the signing rule on a rescue', () => {
   });
 
   it('refuses collateral supplied outside a rescue', () => {
-    expect(verdict(submit(SUPPLY_RESCUE.requests.slice(0, 1)))).toMatchObject({ ok: false, reason: 'wrong_request_type' });
+    expect(verdict(submit(SUPPLY_RESCUE.requests.slice(0, 1)))).toMatchObject({
+      ok: false,
+      reason: 'wrong_request_type',
+    });
   });
 
   it('refuses collateral beyond what reaches the target, and a supply of a token the wallet owes', () => {
@@ -103,15 +120,43 @@ describe('the signing rule on a rescue', () => {
     expect(verdict(submit([owed, DELETE]))).toMatchObject({ ok: false, reason: 'amount_above_position' });
   });
 
+  it("signs the collateral a pool's minimum asks for (the position the rule reads carries it), not more", () => {
+    const guarded: UnwindPosition = { ...POSITION, minCollateral: 3_000n * UNIT };
+    const plan = planRescue(
+      guarded,
+      { balances: new Map([[EURC, 5_000n * UNIT]]) },
+      {
+        wallet: WALLET,
+        slippageBps: 100,
+        target: TARGET,
+        poolStatus: 1,
+      },
+    ) as RescuePlan;
+    expect(plan.levers[0].amount).toBeGreaterThan(SUPPLY_RESCUE.levers[0].amount * 2n);
+    expect(verdict(submit(plan.requests), { position: guarded })).toEqual({ ok: true });
+    // The same transaction, read against a pool without the minimum, supplies more than the target needs.
+    expect(verdict(submit(plan.requests))).toMatchObject({ ok: false, reason: 'amount_above_position' });
+    const [supply] = plan.levers;
+    const more = { requestType: supply.requestType, address: supply.asset, amount: supply.amount * 2n };
+    expect(verdict(submit([more, DELETE]), { position: guarded })).toMatchObject({
+      ok: false,
+      reason: 'amount_above_position',
+    });
+  });
+
   it('signs a close during an auction (an unwind carrying request 9, flash loan included), bounded as any close', () => {
     const repay = { requestType: REQUEST_TYPES.Repay, address: USDC, amount: 1_000n * UNIT };
     const withdraw = { requestType: REQUEST_TYPES.WithdrawCollateral, address: XLM, amount: 2_000n * UNIT };
-    expect(verdict(envelope(poolSubmitWithAllowanceOperation(POOL, WALLET, [repay, withdraw, DELETE])))).toEqual({ ok: true });
+    expect(verdict(envelope(poolSubmitWithAllowanceOperation(POOL, WALLET, [repay, withdraw, DELETE])))).toEqual({
+      ok: true,
+    });
     const loan = { contract: RECEIVER, asset: XLM, amount: UNIT };
     expect(verdict(envelope(poolFlashLoanOperation(POOL, WALLET, loan, [DELETE])))).toEqual({ ok: true });
     const tooMuch = { ...withdraw, amount: 20_000n * UNIT };
     expect(verdict(submit([tooMuch, DELETE]))).toMatchObject({ ok: false, reason: 'amount_above_position' });
-    expect(verdict(envelope(poolFlashLoanOperation(POOL, WALLET, loan, [DELETE])), { rescue: undefined })).toMatchObject({
+    expect(
+      verdict(envelope(poolFlashLoanOperation(POOL, WALLET, loan, [DELETE])), { rescue: undefined }),
+    ).toMatchObject({
       ok: false,
       reason: 'wrong_request_type',
     });

@@ -67,10 +67,25 @@ export interface UniqueIndex {
   fields: string[];
 }
 
+/**
+ * A non-unique index for reads that filter on equalities and then, optionally, a range of one `Date` field (a
+ * wallet's points between two times): a filter holding the `fields` (and the `dateRange` field) is answered from
+ * the index on every driver instead of a scan of the collection. It changes no result, only how fast one comes.
+ */
+export interface LookupIndex {
+  /** Stable name, unique within the collection (unique indexes included). */
+  name: string;
+  /** Top-level or dotted fields compared for equality (strings, numbers, booleans). */
+  fields: string[];
+  /** A field holding a `Date`, compared by a range after the equalities. */
+  dateRange?: string;
+}
+
 export interface CollectionDefinition {
   /** Lower-case letters, digits and `_`, starting with a letter. */
   name: string;
   unique?: UniqueIndex[];
+  indexes?: LookupIndex[];
   /** A document disappears once the `Date` in this field has passed (it is absent from every read at once). */
   ttl?: { field: string };
 }

@@ -1,4 +1,4 @@
-import { Collection, CollectionDefinition, StoredDocument } from './collection';
+import { Collection, CollectionDefinition, LookupIndex, StoredDocument } from './collection';
 import { InvalidQueryError } from './errors';
 import { fieldPath } from './query';
 
@@ -29,10 +29,17 @@ export function checkDefinition(definition: CollectionDefinition): void {
   if (!NAME.test(definition.name)) {
     throw new InvalidQueryError(`collection name "${definition.name}" must match ${NAME}`);
   }
-  for (const index of definition.unique ?? []) {
+  const names = new Set<string>();
+  const indexes: LookupIndex[] = [...(definition.unique ?? []), ...(definition.indexes ?? [])];
+  for (const index of indexes) {
     if (!NAME.test(index.name)) throw new InvalidQueryError(`index name "${index.name}" must match ${NAME}`);
-    if (index.fields.length === 0) throw new InvalidQueryError(`index ${index.name} has no fields`);
+    if (names.has(index.name)) throw new InvalidQueryError(`index name "${index.name}" is used twice`);
+    names.add(index.name);
+    if (index.fields.length === 0 && index.dateRange === undefined) {
+      throw new InvalidQueryError(`index ${index.name} has no fields`);
+    }
     index.fields.forEach(fieldPath);
+    if (index.dateRange !== undefined) fieldPath(index.dateRange);
   }
   if (definition.ttl) fieldPath(definition.ttl.field);
 }

@@ -48,6 +48,16 @@ describe('MessageLog', () => {
     expect(log.record(telegram('x')).id).toBe('6');
   });
 
+  it('keeps exactly its capacity, newest last, however many came (old entries are dropped in batches)', () => {
+    const log = new MessageLog({ capacity: 100 });
+    for (let i = 1; i <= 1_000; i += 1) {
+      log.record(telegram(String(i)));
+      expect(log.size).toBe(Math.min(i, 100));
+      expect(log.list()[0]?.destination).toBe(String(Math.max(1, i - 99)));
+    }
+    expect(log.latest(1)[0]?.destination).toBe('1000');
+  });
+
   it('waitFor resolves at once when a matching entry exists after the mark', async () => {
     const log = new MessageLog();
     log.record(telegram('old'));

@@ -3,6 +3,7 @@ import {
   REQUEST_TYPES,
   type Positions,
   blendScVal,
+  decodePoolConfig,
   encodeOracleAsset,
   encodePositions,
   encodeRequest,
@@ -151,6 +152,19 @@ export class SandboxSetup {
       constructorArgs: [address(SANDBOX_ADMIN.publicKey())],
     });
     return this.directory.poolFactory;
+  }
+
+  /**
+   * Sets a pool's `min_collateral` (oracle base units) as its admin would (`update_pool`), keeping its backstop rate
+   * and maximum positions: Blend refuses a health-checked `submit` that leaves debt with less effective collateral.
+   */
+  setMinCollateral(pool: string, minCollateral: bigint): void {
+    const config = decodePoolConfig(this.ledger.view(pool, 'get_config', []));
+    this.ledger.invokePrivileged(pool, 'update_pool', [
+      u32(config.bstopRate),
+      u32(config.maxPositions),
+      i128(minCollateral),
+    ]);
   }
 
   /** Sets a pool's status as its admin would: 0-1 active, 2-3 on ice, 4-5 frozen. */

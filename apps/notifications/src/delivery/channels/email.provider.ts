@@ -3,6 +3,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { AlertMessage } from './alert-message';
 import { plainText } from './alert-message';
 import { DeliveryError } from './delivery-error';
+import { addressOf, mimeMessage } from './email-mime';
 
 export interface SmtpSettings {
   host?: string;
@@ -23,7 +24,10 @@ export function emailHtml(message: AlertMessage): string {
   return `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(message.title)}</h2><table>${rows}</table><p>${escapeHtml(message.action)}</p>${howTo}<p style="color:#777;font-size:12px">${escapeHtml(message.footer)}</p></body></html>`;
 }
 
-/** SMTP through one pooled nodemailer transport with short timeouts; reply 4xx = retry, 5xx = permanent. */
+/**
+ * SMTP through one pooled nodemailer transport with short timeouts (the message built by `mimeMessage`, handed over
+ * whole); reply 4xx = retry, 5xx = permanent.
+ */
 export class EmailProvider {
   private readonly transport?: Transporter;
 
@@ -46,13 +50,9 @@ export class EmailProvider {
   async send(to: string, message: AlertMessage): Promise<void> {
     if (!this.transport) throw new DeliveryError('permanent', 'email is not configured on this server (SMTP_HOST)');
     try {
-      await this.transport.sendMail({
-        from: this.smtp.from ?? 'Risk alerts <alerts@localhost>',
-        to,
-        subject: message.title,
-        text: plainText(message),
-        html: emailHtml(message),
-      });
+      const from = this.smtp.from ?? 'Risk alerts <alerts@localhost>';
+      const content = { from, to, subject: message.title, text: plainText(message), html: emailHtml(message) };
+      await this.transport.sendMail({ envelope: { from: addressOf(from), to: [to] }, raw: mimeMessage(content) });
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;
       const reason = `SMTP ${code ?? 'failure'}: ${((error as Error).message ?? '').slice(0, 200)}`;

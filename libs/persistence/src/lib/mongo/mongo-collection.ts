@@ -16,7 +16,7 @@ import { MongoFilter, mongoFilter, mongoSort, withExpiry } from './mongo-query';
 
 type RawDocument = { _id: string } & Record<string, unknown>;
 
-/** One collection on MongoDB: `_id` holds our `id`; unique and TTL indexes are MongoDB's own. */
+/** One collection on MongoDB: `_id` holds our `id`; unique, lookup and TTL indexes are MongoDB's own. */
 export class MongoCollection<T extends StoredDocument> implements Collection<T> {
   readonly name: string;
 
@@ -36,6 +36,10 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
         // Documents missing an indexed field never conflict, as on PostgreSQL.
         partialFilterExpression: Object.fromEntries(index.fields.map((field) => [field, { $exists: true }])),
       });
+    }
+    for (const index of this.definition.indexes ?? []) {
+      const fields = [...index.fields, ...(index.dateRange ? [index.dateRange] : [])];
+      await this.raw.createIndex(Object.fromEntries(fields.map((field) => [field, 1])), { name: index.name });
     }
     if (this.definition.ttl) {
       await this.raw.createIndex({ [this.definition.ttl.field]: 1 }, { name: 'ttl', expireAfterSeconds: 0 });

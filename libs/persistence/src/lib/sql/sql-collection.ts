@@ -21,7 +21,7 @@ import {
   updateResultOf,
 } from '../query';
 import { SqlExecutor, uniqueViolation } from './sql-executor';
-import { SqlParams, conditionSql, orderSql } from './sql-query';
+import { SqlParams, conditionSql, lookupIndexColumns, orderSql, uniqueIndexColumns } from './sql-query';
 
 interface Row {
   id: string;
@@ -50,9 +50,14 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
         `CREATE TABLE IF NOT EXISTS ${this.table} (id text PRIMARY KEY, doc jsonb NOT NULL, expires_at timestamptz)`,
       );
       for (const index of this.definition.unique ?? []) {
-        const columns = index.fields.map((field) => `(doc #>> '{${field.split('.').join(',')}}')`).join(', ');
+        const columns = uniqueIndexColumns(index.fields);
         await tx.query(
           `CREATE UNIQUE INDEX IF NOT EXISTS "${this.indexName(index.name)}" ON ${this.table} (${columns})`,
+        );
+      }
+      for (const index of this.definition.indexes ?? []) {
+        await tx.query(
+          `CREATE INDEX IF NOT EXISTS "${this.indexName(index.name)}" ON ${this.table} (${lookupIndexColumns(index)})`,
         );
       }
       if (this.definition.ttl) {
@@ -102,7 +107,7 @@ export class SqlCollection<T extends StoredDocument> implements Collection<T> {
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const params = new SqlParams();
     const where = this.whereSql(filter, params);
-    const order = orderSql(checkSort(options.sort), params);
+    const order = orderSql(checkSort(options.sort));
     const limit = checkLimit(options.limit);
     const rows = await this.db.query<Row>(
       `SELECT id, doc FROM ${this.table} WHERE ${where} ${order}${limit ? ` LIMIT ${params.add(limit)}` : ''}`,

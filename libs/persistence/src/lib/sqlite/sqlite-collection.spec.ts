@@ -1,4 +1,4 @@
-import { StoredDocument } from '../collection';
+import { Filter, LookupIndex, StoredDocument } from '../collection';
 import { DuplicateKeyError } from '../errors';
 import { parseFilter } from '../query';
 import { SqliteCollection } from './sqlite-collection';
@@ -19,6 +19,19 @@ describe('SQLite collection', () => {
     connection = SqliteConnection.open(undefined);
   });
   afterEach(() => connection.close());
+
+  /** What SQLite says it would do to find the documents of `table` that match `filter`. */
+  function queryPlan(table: string, filter: Filter): string {
+    const params = new SqliteParams();
+    const where = parseFilter(filter).map((condition) => conditionSql(condition, params));
+    return connection
+      .all<{ detail: string }>(
+        `EXPLAIN QUERY PLAN SELECT id FROM "${table}" WHERE ${where.join(' AND ')}`,
+        params.values,
+      )
+      .map((row) => row.detail)
+      .join('; ');
+  }
 
   async function open(unique: string[][]): Promise<SqliteCollection<Keyed>> {
     const collection = new SqliteCollection<Keyed>(
@@ -53,20 +66,28 @@ describe('SQLite collection', () => {
 
   it('answers an equality filter on a uniquely indexed field from the index', async () => {
     await open([['wallet'], ['risk.level']]);
-    const plan = (filter: Record<string, string>) => {
-      const params = new SqliteParams();
-      const where = parseFilter(filter).map((condition) => conditionSql(condition, params));
-      return connection
-        .all<{ detail: string }>(
-          `EXPLAIN QUERY PLAN SELECT id FROM "keyed" WHERE ${where.join(' AND ')}`,
-          params.values,
-        )
-        .map((row) => row.detail)
-        .join('; ');
-    };
+    const plan = (filter: Filter) => queryPlan('keyed', filter);
     expect(plan({ wallet: 'G' })).toContain('USING INDEX keyed__wallet');
     expect(plan({ 'risk.level': 'high' })).toContain('USING INDEX keyed__risk_level');
     expect(plan({ memo: 'x' })).toMatch(/^SCAN keyed/);
+  });
+
+  it('answers equalities then a date range from a lookup index, and only with it', async () => {
+    const plan = async (indexes: LookupIndex[]) => {
+      const name = indexes.length > 0 ? 'looked_up' : 'scanned';
+      const collection = new SqliteCollection<Keyed>(connection, { name, indexes }, now);
+      await collection.ensureStorage();
+      return queryPlan(name, {
+        wallet: 'G',
+        'risk.level': 'high',
+        at: { $gte: now(), $lt: new Date(now().getTime() + 1) },
+      });
+    };
+    const indexed = await plan([{ name: 'wallet_level_at', fields: ['wallet', 'risk.level'], dateRange: 'at' }]);
+    expect(indexed).toContain('USING INDEX looked_up__wallet_level_at');
+    // Both fields' value and JSON type, then both bounds of the date: nothing left to filter row by row.
+    expect(indexed).toContain('(<expr>=? AND <expr>=? AND <expr>=? AND <expr>=? AND <expr>>? AND <expr><?)');
+    expect(await plan([])).toMatch(/^SCAN scanned/);
   });
 
   it('writes JSON paths into the statement and binds every value', () => {

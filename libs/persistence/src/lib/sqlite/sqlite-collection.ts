@@ -22,7 +22,7 @@ import {
   updateResultOf,
 } from '../query';
 import { SqliteConnection } from './sqlite-connection';
-import { SqliteParams, conditionSql, orderSql, uniqueIndexColumns } from './sqlite-query';
+import { SqliteParams, conditionSql, lookupIndexColumns, orderSql, uniqueIndexColumns } from './sqlite-query';
 
 interface Row {
   id: string;
@@ -58,6 +58,11 @@ export class SqliteCollection<T extends StoredDocument> implements Collection<T>
         this.db.exec(
           `CREATE UNIQUE INDEX IF NOT EXISTS "${this.indexName(index.name)}" ` +
             `ON ${this.table} (${uniqueIndexColumns(index.fields)})`,
+        );
+      }
+      for (const index of this.definition.indexes ?? []) {
+        this.db.exec(
+          `CREATE INDEX IF NOT EXISTS "${this.indexName(index.name)}" ON ${this.table} (${lookupIndexColumns(index)})`,
         );
       }
       if (this.definition.ttl) {

@@ -1,3 +1,4 @@
+import { LookupIndex } from '../collection';
 import { DATE_MEMBER } from '../document-json';
 import { InvalidQueryError } from '../errors';
 import { Condition, RangeOperator, idCondition } from '../query';
@@ -54,6 +55,12 @@ export function uniqueIndexColumns(fields: string[]): string {
     .map((field) => field.split('.'))
     .map((path) => `${valueAt(path)}, ${typeAt(path)}`)
     .join(', ');
+}
+
+/** The columns of a lookup index: each equality field's value and JSON type, then the date field's ISO text. */
+export function lookupIndexColumns(index: LookupIndex): string {
+  const dates = index.dateRange ? [dateAt(index.dateRange.split('.'))] : [];
+  return [...(index.fields.length > 0 ? [uniqueIndexColumns(index.fields)] : []), ...dates].join(', ');
 }
 
 /** One condition, exact about types: a string never equals a number, `true` never equals 1. */

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type KeyObject, createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -12,7 +12,8 @@ const KEY_BYTES = 32;
  * this one still open. The key comes from the caller (derived or configured); it is never stored here.
  */
 export class SealedBox {
-  private readonly key: Buffer;
+  /** A KeyObject made once: handing `createDecipheriv` raw bytes makes it prepare a key on every call. */
+  private readonly key: KeyObject;
 
   constructor(
     key: Uint8Array,
@@ -20,7 +21,7 @@ export class SealedBox {
     private readonly notSealedMessage = 'not a sealed value',
   ) {
     if (key.length !== KEY_BYTES) throw new Error(`a sealing key must be ${KEY_BYTES} bytes`);
-    this.key = Buffer.from(key);
+    this.key = createSecretKey(Buffer.from(key));
   }
 
   seal(plain: string): string {
