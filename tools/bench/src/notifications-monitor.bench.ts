@@ -123,6 +123,8 @@ interface Curve {
   coldCpuMs: RoundCpu;
   warmMedianMs: number;
   warmMaxMs: number;
+  /** Median CPU ms of the warm rounds by process: what load disturbs far less than their duration. */
+  warmCpuMs: RoundCpu;
 }
 
 /** The processes a round runs in: the scheduler, the (first) worker, this process (the sandbox) and Redis. */
@@ -142,6 +144,16 @@ async function measuredRound(clock: RoundClock, pids: RoundPids): Promise<{ ms: 
     cpu[name] = Math.round(micros / 1000);
   }
   return { ms: result, cpu };
+}
+
+/** Each process's median CPU ms over several rounds. */
+function medianCpu(rounds: readonly RoundCpu[]): RoundCpu {
+  const cpu: RoundCpu = {};
+  for (const name of ['scheduler', 'worker', 'sandbox', 'redis'] as const) {
+    const values = rounds.flatMap((round) => (round[name] === undefined ? [] : [round[name]]));
+    if (values.length > 0) cpu[name] = median(values);
+  }
+  return cpu;
 }
 
 /** Wallets that turn critical one by one: wallet k when XLM falls to $0.299 - k/1000 (debt set just so). */
@@ -224,16 +236,25 @@ async function roundCurve(
     // The monotonic clock CPU profiles use: the cold round's window in BENCH_CPU_PROF's profiles.
     if (PROFILE_DIR) process.stdout.write(`cold round ${size}: ${coldFrom}-${process.hrtime.bigint() / 1000n} µs\n`);
     const warm: number[] = [];
-    for (let r = 0; r < ROUNDS; r += 1) warm.push(await timedRound(clock));
+    const warmCpu: RoundCpu[] = [];
+    const warmFrom = process.hrtime.bigint() / 1000n;
+    for (let r = 0; r < ROUNDS; r += 1) {
+      const round = await measuredRound(clock, pids);
+      warm.push(round.ms);
+      warmCpu.push(round.cpu);
+    }
+    if (PROFILE_DIR) process.stdout.write(`warm rounds ${size}: ${warmFrom}-${process.hrtime.bigint() / 1000n} µs\n`);
     curve.push({
       wallets: size,
       coldMs: cold.ms,
       coldCpuMs: cold.cpu,
       warmMedianMs: median(warm),
       warmMaxMs: Math.max(...warm),
+      warmCpuMs: medianCpu(warmCpu),
     });
     process.stdout.write(
-      `${size} wallets: cold ${cold.ms} ms (CPU ms ${JSON.stringify(cold.cpu)}), warm ${warm.join(', ')} ms\n`,
+      `${size} wallets: cold ${cold.ms} ms (CPU ms ${JSON.stringify(cold.cpu)}), warm ${warm.join(', ')} ms ` +
+        `(worker CPU ms ${warmCpu.map((cpu) => cpu.worker).join(', ')})\n`,
     );
     if (size === ALERT_AT) results['alertLatencyMs'] = await alertLatency(stack, risky);
   }
@@ -315,13 +336,14 @@ async function main(): Promise<void> {
 function report(curve: Curve[], results: Record<string, unknown>): void {
   const cpu = ({ scheduler, worker, sandbox, redis }: RoundCpu) => `${scheduler} / ${worker} / ${sandbox} / ${redis}`;
   const rows = curve.map(
-    (c) => `| ${c.wallets} | ${c.coldMs} | ${cpu(c.coldCpuMs)} | ${c.warmMedianMs} | ${c.warmMaxMs} |`,
+    (c) =>
+      `| ${c.wallets} | ${c.coldMs} | ${cpu(c.coldCpuMs)} | ${c.warmMedianMs} | ${c.warmMaxMs} | ${cpu(c.warmCpuMs)} |`,
   );
   process.stdout.write(
     [
       '',
-      '| watched wallets | cold round ms | cold round CPU ms: scheduler / worker / sandbox / Redis | warm round median ms | warm round max ms |',
-      '|---|---|---|---|---|',
+      '| watched wallets | cold round ms | cold round CPU ms: scheduler / worker / sandbox / Redis | warm round median ms | warm round max ms | warm round median CPU ms: scheduler / worker / sandbox / Redis |',
+      '|---|---|---|---|---|---|',
       ...rows,
       '',
       JSON.stringify(results, null, 2),

@@ -1,6 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { type Channel, type RiskLevel, compareRiskLevels } from '@rp/contracts';
-import { type Collection, type CollectionDefinition, DocumentStore, DuplicateKeyError } from '@rp/persistence';
+import {
+  type Collection,
+  type CollectionDefinition,
+  DocumentStore,
+  DuplicateKeyError,
+  type StoredDocument,
+} from '@rp/persistence';
 import type { ChannelConfigRecord } from './notification-config';
 
 export const CHANNEL_CONFIGS: CollectionDefinition = {
@@ -8,6 +15,18 @@ export const CHANNEL_CONFIGS: CollectionDefinition = {
   // Wallet first: the index also serves the per-alert lookup of a wallet's channels (`enabledFor`).
   unique: [{ name: 'notification_channels_wallet', fields: ['walletAddress', 'accountId', 'channel'] }],
 };
+
+/**
+ * One document (`watch-list`) that every write of a configuration gives a new token: what the monitor's scheduler
+ * reads each round, by id, to learn whether to read the watch list again (ADR 032).
+ */
+export const CHANNEL_CONFIG_MARKS: CollectionDefinition = { name: 'notification_channel_marks' };
+const WATCH_LIST_MARK = 'watch-list';
+
+interface WatchListMarkRecord extends StoredDocument {
+  token: string;
+  changedAt: Date;
+}
 
 export type ChannelConfigFields = Omit<
   ChannelConfigRecord,
@@ -18,12 +37,32 @@ export type ChannelConfigFields = Omit<
 @Injectable()
 export class NotificationConfigRepository {
   private collection?: Promise<Collection<ChannelConfigRecord>>;
+  private markCollection?: Promise<Collection<WatchListMarkRecord>>;
 
   constructor(private readonly store: DocumentStore) {}
 
   private configs(): Promise<Collection<ChannelConfigRecord>> {
     this.collection ??= this.store.collection<ChannelConfigRecord>(CHANNEL_CONFIGS);
     return this.collection;
+  }
+
+  private marks(): Promise<Collection<WatchListMarkRecord>> {
+    this.markCollection ??= this.store.collection<WatchListMarkRecord>(CHANNEL_CONFIG_MARKS);
+    return this.markCollection;
+  }
+
+  /** A new token in the watch list's mark, after a write that may change the list (the first write creates it). */
+  private async watchListChanged(): Promise<void> {
+    const marks = await this.marks();
+    const set = { token: randomUUID(), changedAt: new Date() };
+    if ((await marks.updateOne({ id: WATCH_LIST_MARK }, { set })).matched) return;
+    try {
+      await marks.updateOne({ id: WATCH_LIST_MARK }, { set }, { upsert: true });
+    } catch (error) {
+      // Another writer created it meanwhile: a new token over theirs.
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      await marks.updateOne({ id: WATCH_LIST_MARK }, { set });
+    }
   }
 
   /** Registers (or replaces) one channel of a wallet for an account. */
@@ -43,6 +82,7 @@ export class NotificationConfigRepository {
       { set: { ...stripUndefined(fields), updatedAt: now }, setOnInsert: { createdAt: now }, unset },
       { upsert: true },
     );
+    await this.watchListChanged();
     return result.document as ChannelConfigRecord;
   }
 
@@ -56,7 +96,9 @@ export class NotificationConfigRepository {
   }
 
   async remove(accountId: string, walletAddress: string, channel: Channel): Promise<number> {
-    return (await this.configs()).delete({ accountId, walletAddress, channel });
+    const removed = await (await this.configs()).delete({ accountId, walletAddress, channel });
+    if (removed > 0) await this.watchListChanged();
+    return removed;
   }
 
   /** Every enabled channel of a wallet, across the accounts that registered it. */
@@ -88,7 +130,9 @@ export class NotificationConfigRepository {
   }
 
   async removeById(id: string): Promise<boolean> {
-    return (await (await this.configs()).delete({ id })) > 0;
+    const removed = (await (await this.configs()).delete({ id })) > 0;
+    if (removed) await this.watchListChanged();
+    return removed;
   }
 
   async byId(id: string): Promise<ChannelConfigRecord | null> {
@@ -97,6 +141,7 @@ export class NotificationConfigRepository {
 
   async update(id: string, set: Partial<Omit<ChannelConfigRecord, 'id'>>): Promise<void> {
     await (await this.configs()).updateOne({ id }, { set: { ...set, updatedAt: new Date() } });
+    await this.watchListChanged();
   }
 
   /** The (wallet, account) pairs with at least one enabled channel, repeated per channel. */
@@ -112,16 +157,15 @@ export class NotificationConfigRepository {
   }
 
   /**
-   * Changes whenever a configuration is added, changed or removed (how many there are and the latest `updatedAt`,
-   * which every write sets): the monitor reads the whole watch list again only then.
+   * Changes whenever a configuration is added, changed or removed: how many there are (a write this repository did
+   * not make, such as a migration's, still moves it when it adds or removes one) and the watch list's mark, which
+   * every write here renews. Two reads by key and count, never a scan of the configurations: the monitor asks every
+   * round, and reads the whole watch list again only when it moved (ADR 032).
    */
   async changeMark(): Promise<string> {
-    const configs = await this.configs();
-    const [count, latest] = await Promise.all([
-      configs.count({}),
-      configs.findOne({}, { sort: { field: 'updatedAt', direction: 'desc' } }),
-    ]);
-    return `${count}:${latest ? new Date(latest.updatedAt).getTime() : 0}:${latest?.id ?? ''}`;
+    const [configs, marks] = await Promise.all([this.configs(), this.marks()]);
+    const [count, mark] = await Promise.all([configs.count({}), marks.findOne({ id: WATCH_LIST_MARK })]);
+    return `${count}:${mark?.token ?? ''}`;
   }
 
   /** Every watched wallet with the lowest `minRiskLevel` among its enabled channels (the monitor's threshold). */

@@ -1,6 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { isAtLeast, type RiskAlert, type RiskLevel, type RiskLevelBounds } from '@rp/contracts';
-import { MissingPriceError, type PoolUser, type Positions, assessPosition, holdsCollateralOrDebt } from '@rp/ledger';
+import {
+  MissingPriceError,
+  type PoolFacts,
+  type PoolUser,
+  type PositionLevel,
+  type PositionRisk,
+  type Positions,
+  assessPosition,
+  holdsCollateralOrDebt,
+  poolFacts,
+  positionLevel,
+  positionRiskOf,
+} from '@rp/ledger';
 import { RedisClient } from '@rp/platform';
 import { AlertIntake } from '../alerts/alert-intake.service';
 import type { PositionReading } from '../history/health-tiers';
@@ -23,6 +35,13 @@ export interface BatchOutcome {
   readonly alerts: number;
 }
 
+/** A round's pool with what every position in it shares: its facts, and the wallets with an auction against them. */
+interface FactsOfPool {
+  readonly pool: RoundPool;
+  readonly facts: PoolFacts;
+  readonly auctions: ReadonlySet<string>;
+}
+
 /**
  * One batch job of a round: the batch's positions in every watched pool, from the cache when nothing moved and from
  * the ledger otherwise (200 keys per `getLedgerEntries`), valued against the round's pools and prices; an alert goes
@@ -31,7 +50,7 @@ export interface BatchOutcome {
  */
 @Injectable()
 export class MonitorBatchEvaluator {
-  private roundPools?: { round: number; pools: Promise<RoundPool[] | undefined> };
+  private roundPools?: { round: number; pools: Promise<FactsOfPool[] | undefined> };
 
   constructor(
     private readonly ledger: RmsLedger,
@@ -54,9 +73,9 @@ export class MonitorBatchEvaluator {
     const pools = current === job.round ? await this.poolsOf(job.round) : undefined;
     if (!pools) return { stale: true, read: 0, cached: 0, alerts: 0 };
     const wallets = job.wallets.map(([wallet]) => wallet);
-    const known = await Promise.all(pools.map((pool) => this.cache.get(pool.pool, wallets)));
+    const known = await Promise.all(pools.map(({ pool }) => this.cache.get(pool.pool, wallets)));
     const due: PoolUser[] = [];
-    pools.forEach((pool, p) =>
+    pools.forEach(({ pool }, p) =>
       wallets.forEach((wallet, w) => {
         const cached = known[p][w];
         if (cached === undefined || cached.dueRound <= job.round) due.push({ pool: pool.pool, user: wallet });
@@ -67,22 +86,24 @@ export class MonitorBatchEvaluator {
     const evaluatedAt = new Date().toISOString();
     const alerts: RiskAlert[] = [];
     const readings: PositionReading[] = [];
-    pools.forEach((pool, p) =>
+    pools.forEach((pool, p) => {
+      const read = fresh.get(pool.pool.pool);
       job.wallets.forEach(([wallet, minimum], w) => {
-        const positions = fresh.get(pool.pool)?.get(wallet) ?? known[p][w]?.positions;
+        const positions = read?.get(wallet) ?? known[p][w]?.positions;
         const alert =
           positions &&
           this.alertOf(pool, wallet, positions, minimum, bounds.get(wallet), evaluatedAt, job.round, readings);
         if (alert) alerts.push(alert);
-      }),
-    );
+      });
+    });
     const recorded = this.history.recordReadings(job.round, new Date(evaluatedAt), readings);
     // The batch's alerts to the intake at once: one round trip for their cooldowns, one addBulk (ADR 028). An
     // auction started this round is sent whatever the cooldown (decisions, "Risk and notifications").
     for (const alert of alerts) this.metrics.alerts.inc({ level: alert.riskLevel });
     await this.intake.submitBatch(
       alerts.map((alert) => {
-        const started = pools.find((p) => p.pool === alert.poolAddress)?.newAuctions?.includes(alert.address) === true;
+        const started =
+          pools.find(({ pool }) => pool.pool === alert.poolAddress)?.pool.newAuctions?.includes(alert.address) === true;
         return { alert, options: { source: 'monitor', ...(started && { bypassCooldown: true }) } };
       }),
     );
@@ -93,8 +114,12 @@ export class MonitorBatchEvaluator {
     return { stale: false, read: due.length, cached, alerts: alerts.length };
   }
 
+  /**
+   * The position's reading (health factor, level, triggers) for the history and, when its level is one the wallet's
+   * channels want, its alert: valued in USD only then.
+   */
   private alertOf(
-    pool: RoundPool,
+    pool: FactsOfPool,
     wallet: string,
     positions: Positions,
     minimum: RiskLevel,
@@ -103,20 +128,42 @@ export class MonitorBatchEvaluator {
     round: number,
     readings: PositionReading[],
   ): RiskAlert | undefined {
+    const level = this.levelOf(pool, wallet, positions, bounds);
+    if (level === undefined) return undefined;
+    const { healthFactor, riskLevel, triggers } = level;
+    const poolAddress = pool.pool.pool;
+    readings.push({ walletAddress: wallet, poolAddress, healthFactor, riskLevel, triggers });
+    // Without debt there is no health factor and no alert (`riskAlert`).
+    if (healthFactor === null || !isAtLeast(riskLevel, minimum)) return undefined;
+    const risk = 'recommendedAction' in level ? level : positionRiskOf(pool.facts, positions, level);
+    return riskAlert({ wallet, pool: poolAddress, risk }, evaluatedAt, round);
+  }
+
+  /**
+   * The position's level from the round's pool facts; for a pool whose integers the facts do not cover (a rate or
+   * factor at 0), its whole risk as the risk answer computes it. None when nothing is held as collateral or debt, or
+   * no oracle price exists for what is held (the pool refuses it too: InvalidPrice; valued once the oracle has one).
+   */
+  private levelOf(
+    { pool, facts, auctions }: FactsOfPool,
+    wallet: string,
+    positions: Positions,
+    bounds: RiskLevelBounds | undefined,
+  ): PositionLevel | PositionRisk | undefined {
+    if (facts.positive) {
+      const level = positionLevel(facts, positions, bounds, auctions.has(wallet));
+      return typeof level === 'string' ? undefined : level;
+    }
     if (!holdsCollateralOrDebt(positions)) return undefined;
     try {
-      const risk = assessPosition(pool.reserves, pool.prices, positions, bounds, {
+      return assessPosition(pool.reserves, pool.prices, positions, bounds, {
         status: pool.status,
         stablecoins: this.stablecoins,
         ledgerCloseTime: pool.closeTime,
         previousBorrowRates: pool.previousBorrowRates,
-        liquidationAuction: pool.auctions?.includes(wallet),
+        liquidationAuction: auctions.has(wallet),
       });
-      readings.push({ walletAddress: wallet, poolAddress: pool.pool, ...risk });
-      if (!isAtLeast(risk.riskLevel, minimum)) return undefined;
-      return riskAlert({ wallet, pool: pool.pool, risk }, evaluatedAt, round);
     } catch (error) {
-      // The pool refuses such a position too (InvalidPrice); it is valued again once the oracle has a price.
       if (error instanceof MissingPriceError) return undefined;
       throw error;
     }
@@ -141,18 +188,28 @@ export class MonitorBatchEvaluator {
     return read.positions;
   }
 
-  /** The round's pools as its scheduler stored them, read once per process and round. */
-  private poolsOf(round: number): Promise<RoundPool[] | undefined> {
+  /** The round's pools as its scheduler stored them, read and their facts derived once per process and round. */
+  private poolsOf(round: number): Promise<FactsOfPool[] | undefined> {
     if (this.roundPools?.round !== round) {
       const pools = this.redis
         .get(this.keys.roundPools(round))
-        .then((text) => (text === null ? undefined : decodeRoundPools(text)));
+        .then((text) => (text === null ? undefined : decodeRoundPools(text).map((pool) => this.factsOf(pool))));
       this.roundPools = { round, pools };
       pools.catch(() => {
         if (this.roundPools?.pools === pools) this.roundPools = undefined;
       });
     }
     return this.roundPools.pools;
+  }
+
+  private factsOf(pool: RoundPool): FactsOfPool {
+    const facts = poolFacts(pool.reserves, pool.prices, {
+      status: pool.status,
+      stablecoins: this.stablecoins,
+      ledgerCloseTime: pool.closeTime,
+      previousBorrowRates: pool.previousBorrowRates,
+    });
+    return { pool, facts, auctions: new Set(pool.auctions) };
   }
 }
 
