@@ -19,6 +19,7 @@ import { freePort } from '../ports';
 import { APP_WIRING, type AppName, START_ORDER, type WiringContext, wiredSettings } from './app-wiring';
 import { type BorrowerPosition, openBorrower } from './borrowers';
 import { type StackApi, stackApi } from './stack-api';
+import { removeKeys } from './stack-keys';
 
 /** Admin key of the partner-key and DLQ routes in a stack (a test value, never a real one). */
 export const STACK_ADMIN_KEY = 'e2e-admin-key-0123456789';
@@ -79,6 +80,8 @@ export interface Stack {
   adminKey: string;
   internalToken: string;
   redisUrl: string;
+  /** The notifications apps' key prefix in Redis (`NOTIFICATIONS_KEY_PREFIX`); its keys are removed on close. */
+  keyPrefix: string;
   /** The sandbox's RPC, as the apps read it. */
   ledger: LedgerRpc;
   /** Balances in base units (7 decimals) of the demo scenario's USDC and XLM. */
@@ -187,6 +190,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const process of all) await process.stop();
     await sandbox.close();
     rmSync(dataDir, { recursive: true, force: true });
+    await removeKeys(redisUrl, keyPrefix);
   };
   const fresh = (): StackWallet => {
     wallets += 1;
@@ -224,6 +228,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     adminKey,
     internalToken,
     redisUrl,
+    keyPrefix,
     ledger,
     usdc: (owner) => sandbox.control.setup.balance(demo().usdc, owner),
     xlm: (owner) => sandbox.control.setup.balance(demo().xlm, owner),
