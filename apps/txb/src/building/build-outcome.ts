@@ -41,4 +41,8 @@ export interface ActionPlan {
   readonly approval?: { token: string; amount: bigint; expirationLedger: number };
 }
 
+/** An amount in the oracle's base units (a collateral value, the pool's minimum) as a refusal's text shows it. */
+export const baseValue = (value: bigint, oracleDecimals: number): string =>
+  (Number(value) / 10 ** oracleDecimals).toFixed(2);
+
 export const isRefusal = (value: ActionPlan | BuildRefusal): value is BuildRefusal => 'code' in value;

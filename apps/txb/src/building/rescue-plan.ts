@@ -13,7 +13,7 @@ import {
   principalDebt,
 } from '@rp/ledger';
 import type { PositionSnapshot } from '../positions/position.reader';
-import type { ActionPlan, BuildRefusal } from './build-outcome';
+import { type ActionPlan, type BuildRefusal, baseValue } from './build-outcome';
 
 /**
  * The health factor a RESCUE brings the position to when the request names none: the default critical bound (1.10).
@@ -87,13 +87,11 @@ function refusalDetail(refusal: RescueRefusal, targetHealthFactor: number, oracl
       return `the pool's status ${refusal.status} refuses DeleteLiquidationAuction (only an active pool, 0 or 1, allows it)`;
     case 'not-enough-funds':
       return `what the wallet holds brings the health factor to ${health(refusal.healthReachable)} at most, short of ${targetHealthFactor}`;
-    case 'min-collateral': {
-      const base = (value: bigint) => (Number(value) / 10 ** oracleDecimals).toFixed(2);
+    case 'min-collateral':
       return (
-        `the pool requires ${base(refusal.minCollateral)} of collateral value from a position with debt; what the ` +
-        `wallet holds reaches ${base(refusal.collateralReachable)} without repaying every debt`
+        `the pool requires ${baseValue(refusal.minCollateral, oracleDecimals)} of collateral value from a position with debt; what the ` +
+        `wallet holds reaches ${baseValue(refusal.collateralReachable, oracleDecimals)} without repaying every debt`
       );
-    }
   }
 }
 

@@ -14,7 +14,7 @@ import {
 import { TxbConfig } from '../config/txb.config';
 import { TxbLedger } from '../ledger/txb-ledger';
 import { type PositionSnapshot, PositionReader } from '../positions/position.reader';
-import type { ActionPlan, BuildRefusal } from './build-outcome';
+import { type ActionPlan, type BuildRefusal, baseValue } from './build-outcome';
 import { healthFactorNumber } from './preview';
 
 /** Ledgers of a 5 s close: an approval outlives the approval proposal and the unwind built after it. */
@@ -118,8 +118,6 @@ function headline(plan: UnwindPlan, preferred: string | undefined): { tokenId: s
     .reduce((largest, request) => (request.amount > largest ? request.amount : largest), 0n);
   return { tokenId, amount: amount.toString() };
 }
-
-const baseValue = (value: bigint, decimals: number): string => (Number(value) / 10 ** decimals).toFixed(2);
 
 function refusalOf(refusal: UnwindRouteRefusal, pool: string, oracleDecimals: number): BuildRefusal {
   switch (refusal.refused) {
