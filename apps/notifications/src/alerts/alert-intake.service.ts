@@ -7,7 +7,8 @@ import { laneOf } from '../delivery/destination';
 import { DestinationLanes } from '../delivery/destination-lanes';
 import { NotificationsSettings } from '../settings/notifications-settings';
 import { type DeliveryContent, type DeliveryJobData, deliveryJobId } from '../delivery/delivery-job';
-import { DeliveryQueue } from '../delivery/delivery-queue';
+import { DeliveryQueue, type QueuedDelivery, type QueuedFanOut } from '../delivery/delivery-queue';
+import { type FanOutEntry, fanOutJobId } from '../delivery/fan-out-job';
 import type { IntakeEntry, IntakeOptions, IntakeOutcome, IntakeResult } from './alert';
 import { AlertCooldown, type CooldownQuestion } from './cooldown';
 import { type AlertIntakeRecord, HistoryRecorder } from '../history/history-recorder';
@@ -21,11 +22,13 @@ interface Selection {
   onceKey?: string;
 }
 
-type DeliveryJob = { jobId: string; data: DeliveryJobData };
+/** What one alert (or event) is queued as: its single channel's delivery job, or its fan-out job (ADR 035). */
+type DeliveryJob = QueuedDelivery | QueuedFanOut;
 
 /**
  * Every alert enters here, whatever its source: it picks the wallet's enabled channels that want this level,
- * applies the cooldown per (wallet, pool) and queues one delivery job per (alert, channel configuration).
+ * applies the cooldown per (wallet, pool) and queues one job per alert: its fan-out job carrying a delivery per
+ * channel configuration, or the delivery job of its only one (ADR 035).
  *
  * Alerts are taken in batches (ADR 028): a batch costs one Redis round trip for every cooldown and once-per-id
  * decision, one for the destination lanes, one `addBulk` for the jobs and one for the once-keys, whatever its size;
@@ -97,7 +100,7 @@ export class AlertIntake {
         for (const c of eligible) suppressed.add(c.channel);
         return { ...entry, result: result(alert.alertId, [], suppressed) };
       }
-      jobs.push(...this.jobsOf(alert.alertId, eligible, { alert, source: options.source }, queuedAt));
+      jobs.push(this.jobOf(alert.alertId, eligible, { alert, source: options.source }, queuedAt));
       const queued = eligible.map((c) => c.channel);
       return { ...entry, result: result(alert.alertId, queued, suppressed) };
     });
@@ -116,13 +119,13 @@ export class AlertIntake {
   }
 
   /**
-   * Queues what `content` carries (an alert, or an account's event) to each configuration: one job per
-   * configuration, its id derived from `id` (the same content twice is one job). Returns how many jobs were queued.
+   * Queues what `content` carries (an alert, or an account's event) to each configuration: one job (ids derived
+   * from `id`: the same content twice is one job). Returns how many deliveries were queued.
    */
   async queue(id: string, configs: readonly ChannelConfigRecord[], content: DeliveryContent): Promise<number> {
-    const jobs = this.jobsOf(id, configs, content, Date.now());
-    await this.enqueue(jobs);
-    return jobs.length;
+    if (configs.length === 0) return 0;
+    await this.enqueue([this.jobOf(id, configs, content, Date.now())]);
+    return configs.length;
   }
 
   /** The cooldown of (wallet, key) at `level` (see `AlertCooldown`); `id` passes again once it started it. */
@@ -147,26 +150,41 @@ export class AlertIntake {
     return { eligible, below, suppressed, onceKey };
   }
 
-  private jobsOf(
+  /** The job of `content` to these configurations (one at least): a fan-out job for two or more. */
+  private jobOf(
     id: string,
     configs: readonly ChannelConfigRecord[],
     content: DeliveryContent,
     queuedAt: number,
-  ): DeliveryJob[] {
-    return configs.map((c) => {
-      const data: DeliveryJobData = { ...content, channel: c.channel, configId: c.id, queuedAt, lane: this.laneOf(c) };
-      return { jobId: deliveryJobId(id, c.channel, c.id), data };
-    });
+  ): DeliveryJob {
+    const entries = configs.map(
+      (c): FanOutEntry => ({
+        jobId: deliveryJobId(id, c.channel, c.id),
+        channel: c.channel,
+        configId: c.id,
+        lane: this.laneOf(c),
+      }),
+    );
+    if (entries.length > 1) return { jobId: fanOutJobId(id, entries), fanOut: { ...content, queuedAt, entries } };
+    const [{ jobId, channel, configId, lane }] = entries;
+    const data: DeliveryJobData = { ...content, channel, configId, queuedAt, lane };
+    return { jobId, data };
   }
 
   /**
-   * Lanes first: a worker that picks a job up finds it in its lane, behind the jobs taken in before it (a lane
-   * entry whose job was never added is dropped by the next job of the lane). A job id twice in a batch (an alert
-   * taken twice) is one job.
+   * Lanes first: a worker that picks a job up finds its deliveries in their lanes, behind those taken in before
+   * them (a lane entry whose job was never added is dropped by the next job of the lane). A job id twice in a
+   * batch (an alert taken twice) is one job.
    */
   private async enqueue(jobs: readonly DeliveryJob[]): Promise<void> {
     const distinct = [...new Map(jobs.map((job) => [job.jobId, job])).values()];
-    await this.lanes.enqueueMany(distinct.map((job) => ({ lane: job.data.lane, jobId: job.jobId })));
+    await this.lanes.enqueueMany(
+      distinct.flatMap((job) =>
+        'fanOut' in job
+          ? job.fanOut.entries.map((entry) => ({ lane: entry.lane, jobId: entry.jobId, carrier: job.jobId }))
+          : [{ lane: job.data.lane, jobId: job.jobId }],
+      ),
+    );
     await this.deliveries.addBulk(distinct);
   }
 

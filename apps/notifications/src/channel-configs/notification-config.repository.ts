@@ -106,6 +106,16 @@ export class NotificationConfigRepository {
     return (await this.configs()).find({ walletAddress, enabled: true });
   }
 
+  /**
+   * The enabled ones among these configurations of one wallet, by id, in one read (a fan-out job's: its alert's
+   * configurations are all its wallet's); one disabled or gone is absent.
+   */
+  async enabledAmong(walletAddress: string, ids: readonly string[]): Promise<Map<string, ChannelConfigRecord>> {
+    const wanted = new Set(ids);
+    const found = (await this.enabledFor(walletAddress)).filter((config) => wanted.has(config.id));
+    return new Map(found.map((config) => [config.id, config]));
+  }
+
   /** Every configuration (the start-up scan for records made before accounts existed). */
   async everyRecord(): Promise<ChannelConfigRecord[]> {
     return (await this.configs()).find({});

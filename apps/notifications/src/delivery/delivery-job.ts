@@ -20,6 +20,8 @@ interface DeliveryJobBase {
   firstAttemptAt?: number;
   /** Re-drives of this job from the DLQ so far. */
   redriven?: number;
+  /** Attempts spent before this job existed: its alert's fan-out job tried once and handed the delivery over. */
+  attemptsBefore?: number;
 }
 
 /** What is delivered: a risk alert, or an account's event for its own channels (`POST /rms/events`, source `agent`). */
@@ -34,6 +36,11 @@ export function subjectOf(data: DeliveryJobData): { id: string; walletAddress: s
   return data.event
     ? { id: data.event.deliveryId, walletAddress: data.event.walletAddress }
     : { id: data.alert.alertId, walletAddress: data.alert.address };
+}
+
+/** Attempts spent on a delivery: those before its job (a fan-out's) and this job's, the current one included. */
+export function attemptsSpent(data: DeliveryJobData, attemptsMade: number): number {
+  return (data.attemptsBefore ?? 0) + attemptsMade + 1;
 }
 
 /** One job per (alert, channel configuration): the same alert twice is one job (BullMQ refuses duplicate ids). */

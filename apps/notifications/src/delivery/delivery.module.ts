@@ -6,7 +6,9 @@ import { ChannelProviders } from './channels/channel-providers';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { DeliveryMetrics } from './delivery-metrics';
 import { DeliveryQueue } from './delivery-queue';
+import { DeliverySteps } from './delivery-steps';
 import { DeliveryProcessor } from './delivery.processor';
+import { FanOutProcessor } from './fan-out.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { DestinationLanes } from './destination-lanes';
 import { NotificationsSettings } from '../settings/notifications-settings';
@@ -27,7 +29,9 @@ import { NotificationsSettings } from '../settings/notifications-settings';
     DeadLetterRepository,
     DeliveryMetrics,
     ChannelProviders,
+    DeliverySteps,
     DeliveryProcessor,
+    FanOutProcessor,
     DeliveryWorker,
   ],
   exports: [DestinationLanes, DeliveryQueue, DeadLetterRepository, DeliveryMetrics],

@@ -70,6 +70,7 @@ export class DlqService {
       ...entry.job,
       queuedAt: Date.now(),
       firstAttemptAt: undefined,
+      attemptsBefore: undefined,
       redriven: (entry.job.redriven ?? 0) + 1,
     };
     await this.lanes.enqueue(data.lane, entry.id);
