@@ -151,3 +151,21 @@ export function alertFor(address: string, overrides: Record<string, unknown> = {
     ...overrides,
   };
 }
+
+/** A wallet with the three channels registered by one caller (minimum `low`), and where each sends. */
+export async function registerThreeChannels(h: DeliveryHarness, chatId: string) {
+  const caller = h.caller();
+  const wallet = h.wallet();
+  const hook = h.hookUrl();
+  const email = `${chatId}@example.com`;
+  const base = '/api/v1/rms/notifications';
+  for (const [path, body] of [
+    ['messenger', { walletAddress: wallet, messengerChatId: chatId, minRiskLevel: 'low' }],
+    ['channelhook', { walletAddress: wallet, channelWebhook: hook, minRiskLevel: 'low' }],
+    ['email', { walletAddress: wallet, email, minRiskLevel: 'low' }],
+  ] as const) {
+    const answer = await h.call('POST', `${base}/${path}`, { caller, body });
+    if (answer.status !== 201) throw new Error(`${path} not registered: ${answer.status}`);
+  }
+  return { caller, wallet, chatId, hook, hookPath: new URL(hook).pathname.replace(/^\/hooks\//, ''), email };
+}

@@ -28,7 +28,10 @@ export type FanOutJobData = {
 /** The same alert to the same configurations is one fan-out job (BullMQ refuses duplicate ids). */
 export function fanOutJobId(id: string, entries: readonly FanOutEntry[]): string {
   const ids = entries.map((entry) => entry.jobId).sort();
-  const digest = createHash('sha256').update([id, ...ids].join('\u0000')).digest('hex').slice(0, 32);
+  const digest = createHash('sha256')
+    .update([id, ...ids].join('\u0000'))
+    .digest('hex')
+    .slice(0, 32);
   return `${FAN_OUT_JOB}-${digest}`;
 }
 

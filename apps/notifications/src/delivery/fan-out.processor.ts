@@ -64,7 +64,8 @@ export class FanOutProcessor {
         else if (turn.kind === 'paced' && turn.waitMs <= SHORT_PACE_MS && tries < PACED_TRIES) {
           again.push(one);
           wait = Math.max(wait, turn.waitMs);
-        } else handOver.push({ jobId: one.entry.jobId, data: one.data, delayMs: turn.kind === 'paced' ? turn.waitMs : 0 });
+        } else
+          handOver.push({ jobId: one.entry.jobId, data: one.data, delayMs: turn.kind === 'paced' ? turn.waitMs : 0 });
       });
       if (again.length > 0) await sleep(wait);
       asking = again;
