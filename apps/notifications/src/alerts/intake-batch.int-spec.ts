@@ -1,7 +1,7 @@
 /**
  * Alerts taken in batches (ADR 028), in-process on the test Redis and SQLite with the sandbox's stand-ins: a batch
  * costs one round trip for its cooldown and once-per-id decisions, a mixed batch gives the outcomes of the same
- * alerts taken one by one (and queues the same jobs, delivered once), and concurrent webhook requests, coalesced
+ * alerts taken one by one (and queues the same jobs, one per alert, delivered once), and concurrent webhook requests, coalesced
  * into micro-batches, each get their own answer.
  */
 import type { Channel, RiskAlert } from '@rp/contracts';
@@ -9,6 +9,7 @@ import { RedisClient } from '@rp/platform';
 import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
 import { deliveryJobId } from '../delivery/delivery-job';
 import { DeliveryQueue } from '../delivery/delivery-queue';
+import { FAN_OUT_JOB, type FanOutJobData } from '../delivery/fan-out-job';
 import { type DeliveryHarness, WEBHOOK_SECRET, alertFor, startDeliveryHarness } from '../../test/delivery.int-support';
 import type { IntakeEntry, IntakeOptions, IntakeResult } from './alert';
 import { AlertIntake } from './alert-intake.service';
@@ -139,7 +140,18 @@ describe('alert intake in batches', () => {
       ),
     );
     expect(jobIds.size).toBe(3 * 3 + 1 + 2 + 3 + 3); // b0: a, c, d; b1: f, g, h, j
-    for (const id of jobIds) expect(await queue.getJob(id)).toBeTruthy();
+    // One job per alert (ADR 035): a fan-out job carrying its deliveries, or the delivery job of its only channel.
+    const batchIds = new Set(outcomes.map((o) => o.alert.alertId));
+    const jobs = (await queue.getJobs(['waiting', 'delayed', 'active', 'completed'])).filter((job) =>
+      batchIds.has((job.data as { alert?: RiskAlert }).alert?.alertId ?? ''),
+    );
+    const fanOuts = jobs.filter((job) => job.name === FAN_OUT_JOB).map((job) => job.data as FanOutJobData);
+    expect(fanOuts).toHaveLength(6); // a, c, d, g, h, j; f has one channel
+    const carried = new Set([
+      ...fanOuts.flatMap((data) => data.entries.map((entry) => entry.jobId)),
+      ...jobs.filter((job) => job.name !== FAN_OUT_JOB).map((job) => job.id),
+    ]);
+    for (const id of jobIds) expect(carried.has(id)).toBe(true);
     // b0's chat gets a, c and d once each (paced one a second), nothing twice.
     const delivered = await h.waitForMessages({ channel: 'telegram', destination: b0.chatId }, 3, 60_000);
     expect(delivered.filter((m) => m.outcome === 'delivered').map((m) => /batch-[a-j]/.exec(m.text)?.[0])).toEqual([
