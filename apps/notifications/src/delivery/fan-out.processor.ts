@@ -70,11 +70,16 @@ export class FanOutProcessor {
       if (again.length > 0) await sleep(wait);
       asking = again;
     }
-    await Promise.all(sends);
+    // Every send settles before the sent ones are marked: one failure's handling that throws (the database) must
+    // not leave the others unmarked, to be sent again when the job runs again.
+    const failure = (await Promise.allSettled(sends)).find(
+      (one): one is PromiseRejectedResult => one.status === 'rejected',
+    );
     await this.lanes.sentMany([...sent, ...skipped].map(({ entry }) => ({ lane: entry.lane, jobId: entry.jobId })));
     for (const { data } of sent) this.steps.delivered(data);
     for (const { data } of skipped) this.metrics.count(data.channel, 'skipped');
     await this.handOver(job, handOver);
+    if (failure) throw failure.reason;
     return `delivered ${sent.length}, handed over ${handOver.length}, already sent ${skipped.length}`;
   }
 
