@@ -1,8 +1,8 @@
 /**
  * One job per alert (ADR 035), in-process on the test Redis and SQLite with the sandbox's stand-ins: an alert to
  * three channels is one job; a retaken fan-out job sends nothing twice; a 429 hands the delivery over, delayed by
- * its retry-after; a failing channel gets the attempts left, then the DLQ, while the others are delivered once; an
- * entry behind another in its lane is handed over and delivered in the lane's order.
+ * its retry-after; a failing channel gets the attempts left, then the DLQ (and five again once re-driven), while the
+ * others are delivered once; an entry behind another in its lane is handed over and delivered in the lane's order.
  */
 import type { RiskAlert } from '@rp/contracts';
 import type { Job } from 'bullmq';
@@ -143,7 +143,16 @@ describe('fan-out jobs with the worker', () => {
     expect(h.messages({ channel: 'webhook', destination: w.hookPath })).toHaveLength(DELIVERY_ATTEMPTS);
     expect(h.messages({ channel: 'telegram', destination: w.chatId }).map((m) => m.outcome)).toEqual(['delivered']);
     expect(h.messages({ channel: 'email', destination: w.email }).map((m) => m.outcome)).toEqual(['delivered']);
-  }, 90_000);
+
+    // Re-driven, the delivery has its five attempts again (the fan-out's spent one is not carried over).
+    h.sandbox.channels.webhooks.failNext(w.hookPath, 503, DELIVERY_ATTEMPTS - 1);
+    const redrive = await h.call('POST', `/api/v1/rms/notifications/dlq/${entry.id}/redrive`, {
+      headers: { 'x-admin-key': ADMIN_KEY },
+    });
+    expect(redrive.status).toBe(202);
+    const hook = { channel: 'webhook', destination: w.hookPath, outcome: 'delivered' } as const;
+    expect(await h.waitForMessages(hook, 1, 60_000)).toHaveLength(1);
+  }, 120_000);
 
   it('hands an entry behind another of its lane over, and delivers it in the lane order', async () => {
     const w = await registerThreeChannels(h, nextChat());
