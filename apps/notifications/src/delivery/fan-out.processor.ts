@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type { ChannelConfigRecord } from '../channel-configs/notification-config';
 import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
+import type { AlertMessage } from './channels/alert-message';
 import { ChannelProviders } from './channels/channel-providers';
 import { DeliveryError } from './channels/delivery-error';
 import { BACKOFF_BASE_MS, type DeliveryJobData } from './delivery-job';
@@ -47,6 +48,7 @@ export class FanOutProcessor {
     const startedAt = Date.now();
     const handOver: QueuedDelivery[] = [];
     const ready = await this.ready(job.data, handOver);
+    const message = this.steps.message(job.data); // the same for every channel: rendered once
     const sent: Ready[] = [];
     const skipped: Ready[] = [];
     const sends: Promise<void>[] = [];
@@ -59,7 +61,7 @@ export class FanOutProcessor {
       let wait = 0;
       turns.forEach((turn, i) => {
         const one = asking[i];
-        if (turn.kind === 'go') sends.push(this.send(one, startedAt, sent, handOver));
+        if (turn.kind === 'go') sends.push(this.send(one, message, startedAt, sent, handOver));
         else if (turn.kind === 'already-sent') skipped.push(one);
         else if (turn.kind === 'paced' && turn.waitMs <= SHORT_PACE_MS && tries < PACED_TRIES) {
           again.push(one);
@@ -114,9 +116,15 @@ export class FanOutProcessor {
   }
 
   /** One entry's send: delivered, or what its failure leads to (a hand-over, or the DLQ). */
-  private async send(one: Ready, startedAt: number, sent: Ready[], handOver: QueuedDelivery[]): Promise<void> {
+  private async send(
+    one: Ready,
+    message: AlertMessage,
+    startedAt: number,
+    sent: Ready[],
+    handOver: QueuedDelivery[],
+  ): Promise<void> {
     try {
-      await this.providers.send(one.destination.address, this.steps.message(one.data));
+      await this.providers.send(one.destination.address, message);
       sent.push(one);
       return;
     } catch (error) {
