@@ -8,6 +8,7 @@ import type { RiskAlert } from '@rp/contracts';
 import type { Job } from 'bullmq';
 import {
   ADMIN_KEY,
+  BOT_TOKEN,
   type DeliveryHarness,
   alertFor,
   registerThreeChannels,
@@ -19,6 +20,7 @@ import { DELIVERY_ATTEMPTS, deliveryJobId } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue';
 import { FAN_OUT_JOB, type FanOutJobData } from './fan-out-job';
 import { FanOutProcessor } from './fan-out.processor';
+import { DestinationLanes } from './destination-lanes';
 import { DeliveryProcessor } from './delivery.processor';
 
 let chats = 9_000_000;
@@ -64,6 +66,33 @@ describe('fan-out jobs, no worker running (the test runs the fan-out step itself
       expect(h.messages(filter).map((m) => m.outcome)).toEqual(['delivered']);
     }
     expect((await jobCount()) - before).toBe(1);
+  }, 60_000);
+
+  it('marks a round of sends sent before it waits out a short pacing for another entry', async () => {
+    const w = await registerThreeChannels(h, nextChat());
+    const alert = riskAlert(w.wallet);
+    await h.app.get(AlertIntake).submit(alert, { source: 'webhook' });
+    const job = await fanOutOf(alert.alertId);
+    const lanes = h.app.get(DestinationLanes);
+    // The bot's pace is taken for 60 ms: the Telegram entry waits, the webhook and the email go at once.
+    await lanes.hold([{ key: `tgbot:${BOT_TOKEN.split(':')[0]}`, intervalMs: 34 }], 60);
+    const calls: string[] = [];
+    const turns = jest.spyOn(lanes, 'turns').mockImplementation(function (this: DestinationLanes, requests) {
+      calls.push(`turns ${requests.length}`);
+      return DestinationLanes.prototype.turns.call(this, requests);
+    });
+    const sentMany = jest.spyOn(lanes, 'sentMany').mockImplementation(function (this: DestinationLanes, jobs) {
+      calls.push(`sent ${jobs.length}`);
+      return DestinationLanes.prototype.sentMany.call(this, jobs);
+    });
+    try {
+      expect(await h.app.get(FanOutProcessor).process(job!)).toBe('delivered 3, handed over 0, already sent 0');
+    } finally {
+      turns.mockRestore();
+      sentMany.mockRestore();
+    }
+    expect(calls.slice(0, 2)).toEqual(['turns 3', 'sent 2']);
+    expect(calls.slice(-1)).toEqual(['sent 1']);
   }, 60_000);
 
   it('hands a 429 over to its per-channel job, delayed by the retry-after, and a retake does not send it', async () => {

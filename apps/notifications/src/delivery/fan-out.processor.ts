@@ -49,19 +49,20 @@ export class FanOutProcessor {
     const handOver: QueuedDelivery[] = [];
     const ready = await this.ready(job.data, handOver);
     const message = this.steps.message(job.data); // the same for every channel: rendered once
-    const sent: Ready[] = [];
-    const skipped: Ready[] = [];
-    const sends: Promise<void>[] = [];
+    const counts = { sent: 0, skipped: 0 };
+    let failure: PromiseRejectedResult | undefined;
     let asking = ready;
     for (let tries = 0; asking.length > 0; tries += 1) {
       const turns = await this.lanes.turns(
         asking.map(({ entry, destination }) => ({ lane: entry.lane, jobId: entry.jobId, paces: destination.paces })),
       );
+      const go: Ready[] = [];
+      const skipped: Ready[] = [];
       const again: Ready[] = [];
       let wait = 0;
       turns.forEach((turn, i) => {
         const one = asking[i];
-        if (turn.kind === 'go') sends.push(this.send(one, message, startedAt, sent, handOver));
+        if (turn.kind === 'go') go.push(one);
         else if (turn.kind === 'already-sent') skipped.push(one);
         else if (turn.kind === 'paced' && turn.waitMs <= SHORT_PACE_MS && tries < PACED_TRIES) {
           again.push(one);
@@ -69,20 +70,37 @@ export class FanOutProcessor {
         } else
           handOver.push({ jobId: one.entry.jobId, data: one.data, delayMs: turn.kind === 'paced' ? turn.waitMs : 0 });
       });
+      const round = await this.sendAll(go, skipped, message, startedAt, handOver);
+      counts.sent += round.sent;
+      counts.skipped += skipped.length;
+      failure ??= round.failure;
       if (again.length > 0) await sleep(wait);
       asking = again;
     }
-    // Every send settles before the sent ones are marked: one failure's handling that throws (the database) must
-    // not leave the others unmarked, to be sent again when the job runs again.
-    const failure = (await Promise.allSettled(sends)).find(
-      (one): one is PromiseRejectedResult => one.status === 'rejected',
-    );
+    await this.handOver(job, handOver);
+    if (failure) throw failure.reason;
+    return `delivered ${counts.sent}, handed over ${handOver.length}, already sent ${counts.skipped}`;
+  }
+
+  /**
+   * One round's sends, side by side, then one round trip marking the sent ones (and those already sent) before any
+   * wait for the next round: a worker that dies then sends none of them again. Every send settles before the mark:
+   * one failure's handling that throws (the database) must not leave the others unmarked.
+   */
+  private async sendAll(
+    go: readonly Ready[],
+    skipped: readonly Ready[],
+    message: AlertMessage,
+    startedAt: number,
+    handOver: QueuedDelivery[],
+  ): Promise<{ sent: number; failure?: PromiseRejectedResult }> {
+    const sent: Ready[] = [];
+    const settled = await Promise.allSettled(go.map((one) => this.send(one, message, startedAt, sent, handOver)));
     await this.lanes.sentMany([...sent, ...skipped].map(({ entry }) => ({ lane: entry.lane, jobId: entry.jobId })));
     for (const { data } of sent) this.steps.delivered(data);
     for (const { data } of skipped) this.metrics.count(data.channel, 'skipped');
-    await this.handOver(job, handOver);
-    if (failure) throw failure.reason;
-    return `delivered ${sent.length}, handed over ${handOver.length}, already sent ${skipped.length}`;
+    const failure = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected');
+    return { sent: sent.length, failure };
   }
 
   /**
