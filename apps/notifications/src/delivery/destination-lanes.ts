@@ -179,6 +179,28 @@ export class DestinationLanes {
     );
   }
 
+  private marks: { job: LanedJob; resolve: () => void; reject: (error: unknown) => void }[] = [];
+
+  /**
+   * `sent` of one job, in the round trip of every other job marked in this turn of the event loop (the process's
+   * concurrent jobs share it): a send is marked as soon as it returns, and under load many are marked at once.
+   */
+  sentSoon(job: LanedJob): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.marks.push({ job, resolve, reject });
+      if (this.marks.length === 1) setImmediate(() => this.flushMarks());
+    });
+  }
+
+  private flushMarks(): void {
+    const marks = this.marks;
+    this.marks = [];
+    this.sentMany(marks.map((mark) => mark.job)).then(
+      () => marks.forEach((mark) => mark.resolve()),
+      (error: unknown) => marks.forEach((mark) => mark.reject(error)),
+    );
+  }
+
   /** Whether the job may send now (then its pacing slot is taken), must wait behind others, or wait for pacing. */
   async turn(destinationKey: string, jobId: string, paces: Pace[]): Promise<Turn> {
     const [turn] = await this.turns([{ lane: destinationKey, jobId, paces }]);

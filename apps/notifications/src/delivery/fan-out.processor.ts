@@ -83,9 +83,9 @@ export class FanOutProcessor {
   }
 
   /**
-   * One round's sends, side by side, then one round trip marking the sent ones (and those already sent) before any
-   * wait for the next round: a worker that dies then sends none of them again. Every send settles before the mark:
-   * one failure's handling that throws (the database) must not leave the others unmarked.
+   * One round's sends, side by side, each marked sent as soon as it returns (with whatever else the process marks
+   * then, ADR 035): a worker that dies after a send's mark never sends it again. Those already sent are marked in
+   * the same way. Every send settles before the round ends; the first failure that threw is returned.
    */
   private async sendAll(
     go: readonly Ready[],
@@ -95,8 +95,10 @@ export class FanOutProcessor {
     handOver: QueuedDelivery[],
   ): Promise<{ sent: number; failure?: PromiseRejectedResult }> {
     const sent: Ready[] = [];
-    const settled = await Promise.allSettled(go.map((one) => this.send(one, message, startedAt, sent, handOver)));
-    await this.lanes.sentMany([...sent, ...skipped].map(({ entry }) => ({ lane: entry.lane, jobId: entry.jobId })));
+    const settled = await Promise.allSettled([
+      ...go.map((one) => this.send(one, message, startedAt, sent, handOver)),
+      ...skipped.map((one) => this.lanes.sentSoon({ lane: one.entry.lane, jobId: one.entry.jobId })),
+    ]);
     for (const { data } of sent) this.steps.delivered(data);
     for (const { data } of skipped) this.metrics.count(data.channel, 'skipped');
     const failure = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected');
@@ -143,22 +145,28 @@ export class FanOutProcessor {
   ): Promise<void> {
     try {
       await this.providers.send(one.destination.address, message);
-      sent.push(one);
-      return;
     } catch (error) {
-      const data: DeliveryJobData = { ...one.data, firstAttemptAt: startedAt };
-      if (error instanceof DeliveryError && error.kind === 'migrated' && error.extra.newChatId) {
-        // The configuration follows; its per-channel job sends to the new chat, no attempt spent.
-        await this.steps.migrate(one.record, error.extra.newChatId);
-        handOver.push({ jobId: one.entry.jobId, data });
-        return;
-      }
-      const attempt: DeliveryAttempt = { jobId: one.entry.jobId, data, attempts: 1, startedAt };
-      const next = await this.steps.failed(attempt, one.destination, error);
-      if (next.step === 'dead-letter') await this.steps.deadLetter(attempt, next.reason, one.destination.masked);
-      else if (next.step === 'wait') handOver.push({ jobId: one.entry.jobId, data, delayMs: next.ms });
-      else handOver.push({ jobId: one.entry.jobId, data: { ...data, attemptsBefore: 1 }, delayMs: BACKOFF_BASE_MS });
+      await this.failed(one, startedAt, handOver, error);
+      return;
     }
+    await this.lanes.sentSoon({ lane: one.entry.lane, jobId: one.entry.jobId });
+    sent.push(one);
+  }
+
+  /** A failed send: what it leads to (a hand-over, or the DLQ). */
+  private async failed(one: Ready, startedAt: number, handOver: QueuedDelivery[], error: unknown): Promise<void> {
+    const data: DeliveryJobData = { ...one.data, firstAttemptAt: startedAt };
+    if (error instanceof DeliveryError && error.kind === 'migrated' && error.extra.newChatId) {
+      // The configuration follows; its per-channel job sends to the new chat, no attempt spent.
+      await this.steps.migrate(one.record, error.extra.newChatId);
+      handOver.push({ jobId: one.entry.jobId, data });
+      return;
+    }
+    const attempt: DeliveryAttempt = { jobId: one.entry.jobId, data, attempts: 1, startedAt };
+    const next = await this.steps.failed(attempt, one.destination, error);
+    if (next.step === 'dead-letter') await this.steps.deadLetter(attempt, next.reason, one.destination.masked);
+    else if (next.step === 'wait') handOver.push({ jobId: one.entry.jobId, data, delayMs: next.ms });
+    else handOver.push({ jobId: one.entry.jobId, data: { ...data, attemptsBefore: 1 }, delayMs: BACKOFF_BASE_MS });
   }
 
   /**
