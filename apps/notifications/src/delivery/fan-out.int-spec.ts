@@ -5,7 +5,7 @@
  * others are delivered once; an entry behind another in its lane is handed over and delivered in the lane's order.
  */
 import type { RiskAlert } from '@rp/contracts';
-import type { Job } from 'bullmq';
+import { DelayedError, type Job } from 'bullmq';
 import {
   ADMIN_KEY,
   BOT_TOKEN,
@@ -148,6 +148,23 @@ describe('fan-out jobs, no worker running (the test runs the fan-out step itself
     expect(await processor.process(handed!, undefined)).toBe('delivered');
     const mails = h.messages({ channel: 'email', destination: w.email });
     expect(mails.map((m) => (m.text.includes(first.alertId) ? 'first' : 'second'))).toEqual(['first', 'second']);
+  }, 60_000);
+
+  it('keeps a per-channel job behind a fan-out delivery that is still to run (the lane knows its carrier)', async () => {
+    const w = await registerThreeChannels(h, nextChat());
+    const intake = h.app.get(AlertIntake);
+    const first = riskAlert(w.wallet, { alertId: `carried-${w.chatId}` });
+    await intake.submit(first, { source: 'webhook' }); // a fan-out job, waiting: its email heads the lane
+    const second = riskAlert(w.wallet, { alertId: `after-${w.chatId}`, poolAddress: OTHER_POOL });
+    await intake.submit(second, { source: 'webhook', channels: ['email'] });
+    const email = (await h.app.get(NotificationConfigRepository).enabledFor(w.wallet)).find(
+      (c) => c.channel === 'email',
+    );
+    const behind = await queue().getJob(deliveryJobId(second.alertId, 'email', email!.id));
+    const delayed = jest.spyOn(behind!, 'moveToDelayed').mockResolvedValue(undefined);
+    await expect(h.app.get(DeliveryProcessor).process(behind!, 'token')).rejects.toBeInstanceOf(DelayedError);
+    expect(delayed).toHaveBeenCalled();
+    expect(h.messages({ channel: 'email', destination: w.email })).toHaveLength(0);
   }, 60_000);
 });
 
