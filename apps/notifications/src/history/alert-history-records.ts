@@ -18,11 +18,24 @@ export interface AlertRecord {
   evaluatedAt: Date;
   source: string;
   expiresAt: Date;
+  /**
+   * What the intake did on each channel configuration (`queued` or `suppressed`), at `takenAt`: written with the
+   * alert, in the same write. Alerts recorded before this field held their intake outcomes as outcome records.
+   */
+  intake?: IntakeChannel[];
+  takenAt?: Date;
+}
+
+/** The intake's outcome of an alert on one channel configuration (inside the alert's record). */
+export interface IntakeChannel {
+  configId: string;
+  channel: Channel;
+  outcome: Extract<AlertOutcome, 'queued' | 'suppressed'>;
 }
 
 /**
- * One outcome of an alert on one channel configuration. Outcomes are only ever added (the intake's `queued` or
- * `suppressed`, then the delivery's `delivered` or `failed`): the latest one is the channel's, so a delivery that
+ * One outcome of an alert on one channel configuration. Outcomes are only ever added (the intake's, inside the
+ * alert's record; then the delivery's `delivered` or `failed`): the latest one is the channel's, so a delivery that
  * finishes before the intake's record lands is still right.
  */
 export interface OutcomeRecord {
@@ -60,6 +73,23 @@ export const ACTION_RECORDS: CollectionDefinition = {
   ttl,
   indexes: [{ name: 'account_wallet_time', fields: ['accountId', 'walletAddress'], dateRange: 'occurredAt' }],
 };
+
+/** The intake's outcomes of an alert, as outcome records (they stand until a delivery's outcome follows). */
+export function intakeOutcomes(record: AlertRecord): OutcomeRecord[] {
+  const at = record.takenAt;
+  if (!record.intake || !at) return [];
+  return record.intake.map(({ configId, channel, outcome }) => ({
+    id: `${record.id}:${configId}:${outcome}`,
+    alertId: record.id,
+    configId,
+    walletAddress: record.walletAddress,
+    channel,
+    outcome,
+    at,
+    evaluatedAt: record.evaluatedAt,
+    expiresAt: record.expiresAt,
+  }));
+}
 
 /** Which of two outcomes of one (alert, channel configuration) stands: the later; at the same time, a final one. */
 export function laterOutcome(a: OutcomeRecord, b: OutcomeRecord): OutcomeRecord {

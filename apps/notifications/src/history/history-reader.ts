@@ -11,7 +11,13 @@ import {
 } from '@rp/contracts';
 import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
 import { RiskConfigRepository } from '../risk-config/risk-config.repository';
-import { type ActionRecord, type AlertRecord, type OutcomeRecord, laterOutcome } from './alert-history-records';
+import {
+  type ActionRecord,
+  type AlertRecord,
+  type OutcomeRecord,
+  intakeOutcomes,
+  laterOutcome,
+} from './alert-history-records';
 import { AlertHistoryRepository } from './alert-history.repository';
 import { HealthHistoryRepository } from './health-history.repository';
 import {
@@ -63,7 +69,8 @@ export class HistoryReader {
         const oldest = found.alerts.at(-1)?.evaluatedAt;
         const outcomes = oldest ? await this.alerts.outcomes(walletAddress, oldest) : [];
         const own = new Set(configs.map((config) => config.id));
-        return { ...found, outcomes: outcomes.filter((outcome) => own.has(outcome.configId)), actions };
+        const all = [...found.alerts.flatMap(intakeOutcomes), ...outcomes];
+        return { ...found, outcomes: all.filter((outcome) => own.has(outcome.configId)), actions };
       }),
     );
     const byAlert = outcomesByAlert(perWallet.flatMap((w) => w.outcomes));

@@ -10,7 +10,12 @@ import {
 import type { AlertSource } from '../alerts/alert';
 import type { ChannelConfigRecord } from '../channel-configs/notification-config';
 import type { DeliveryJobData } from '../delivery/delivery-job';
-import { ALERT_HISTORY_RETENTION_MS, type AlertRecord, type OutcomeRecord } from './alert-history-records';
+import {
+  ALERT_HISTORY_RETENTION_MS,
+  type AlertRecord,
+  type IntakeChannel,
+  type OutcomeRecord,
+} from './alert-history-records';
 import { AlertHistoryRepository } from './alert-history.repository';
 import { HealthHistoryRepository } from './health-history.repository';
 import { type HistoryRecordKind, HistoryMetrics } from './history-metrics';
@@ -37,7 +42,7 @@ const READING_WRITES: WriteBehindOptions = { quietMs: 1000, maxWaitMs: 4000, max
 const later = (at: Date) => new Date(at.getTime() + ALERT_HISTORY_RETENTION_MS);
 
 /**
- * Writes the history (ADR 024), in batches: the intake's alerts with their outcomes (one call per batch of alerts),
+ * Writes the history (ADR 024), in batches: the intake's alerts with their outcomes (one write per batch of alerts),
  * the deliveries' outcomes (a burst's together), the monitor's readings (a round's batch jobs in this process
  * together, behind the round), the agent's closes. History is a record, never a gate: a failed write is logged and the alert goes on.
  */
@@ -67,7 +72,7 @@ export class HistoryRecorder implements OnModuleDestroy {
   async recordAlerts(entries: readonly AlertIntakeRecord[], now = new Date()): Promise<void> {
     const kept = entries.filter((entry) => entry.source !== 'monitor' || entry.queued.length > 0);
     if (kept.length === 0) return;
-    const alerts = kept.map(({ alert, source }): AlertRecord => {
+    const alerts = kept.map(({ alert, source, queued, suppressed }): AlertRecord => {
       const evaluatedAt = new Date(alert.evaluatedAt);
       return {
         id: alert.alertId,
@@ -80,15 +85,14 @@ export class HistoryRecorder implements OnModuleDestroy {
         evaluatedAt,
         source,
         expiresAt: later(evaluatedAt),
+        intake: [
+          ...queued.map((config) => intakeChannel(config, 'queued')),
+          ...suppressed.map((config) => intakeChannel(config, 'suppressed')),
+        ],
+        takenAt: now,
       };
     });
-    const outcomes = kept.flatMap(({ alert, queued, suppressed }) => [
-      ...queued.map((config) => outcomeOf(alert, config.id, config.channel, 'queued', now)),
-      ...suppressed.map((config) => outcomeOf(alert, config.id, config.channel, 'suppressed', now)),
-    ]);
-    await this.safely('alerts', alerts.length, () =>
-      Promise.all([this.alerts.addAlerts(alerts), this.alerts.addOutcomes(outcomes)]),
-    );
+    await this.safely('alerts', alerts.length, () => this.alerts.addAlerts(alerts));
   }
 
   /** A delivery's end: `delivered`, or `failed` with the dead letter's reason. Events' deliveries are not alerts. */
@@ -148,6 +152,10 @@ export class HistoryRecorder implements OnModuleDestroy {
       this.logger.warn(`history: ${what} not recorded: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+function intakeChannel(config: ChannelConfigRecord, outcome: IntakeChannel['outcome']): IntakeChannel {
+  return { configId: config.id, channel: config.channel, outcome };
 }
 
 function outcomeOf(
