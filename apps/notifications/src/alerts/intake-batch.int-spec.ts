@@ -127,7 +127,7 @@ describe('alert intake in batches', () => {
     expect(outcomes.map((o) => withoutId(o.result))).toEqual(EXPECTED);
     expect(outcomes.map((o) => o.alert)).toEqual(entries.map((e) => e.alert));
 
-    // Every queued (alert, channel) has its job; the alert taken twice is one job per channel.
+    // Every queued (alert, channel) has its delivery id; the alert taken twice is one delivery per channel.
     const configs = h.app.get(NotificationConfigRepository);
     const queue = h.app.get(DeliveryQueue).queue;
     const byChannel = new Map<string, string>();

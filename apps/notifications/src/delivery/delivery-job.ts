@@ -43,7 +43,10 @@ export function attemptsSpent(data: DeliveryJobData, attemptsMade: number): numb
   return (data.attemptsBefore ?? 0) + attemptsMade + 1;
 }
 
-/** One job per (alert, channel configuration): the same alert twice is one job (BullMQ refuses duplicate ids). */
+/**
+ * The id of one delivery, an (alert, channel configuration): its lane entry, its `sent:` key and its per-channel
+ * job's id (the same alert twice is one job: BullMQ refuses duplicate ids).
+ */
 export function deliveryJobId(alertId: string, channel: Channel, configId: string): string {
   const digest = createHash('sha256').update(`${alertId}\u0000${configId}`).digest('hex').slice(0, 32);
   return `${channel}-${digest}`;
