@@ -33,8 +33,19 @@ const PATH = '/api/v1/keys/me';
  * rounds, interleaved with the others, so the fast path's saving is read under the same load.
  */
 const WITHOUT_FAST_PATH = process.env['BENCH_WITHOUT_FAST_PATH'] === '1';
+/**
+ * `BENCH_FLOOR_NODE_FLAGS` / `BENCH_GATEWAY_NODE_FLAGS`: node flags (space-separated) added to the floor's / the
+ * gateways' command line, on top of what the gateway starts with everywhere (`APP_NODE_FLAGS`): e.g. give the floor
+ * the gateway's young-generation size to compare like with like.
+ */
+const FLOOR_NODE_FLAGS = nodeFlags(process.env['BENCH_FLOOR_NODE_FLAGS']);
+const GATEWAY_NODE_FLAGS = nodeFlags(process.env['BENCH_GATEWAY_NODE_FLAGS']);
 /** Untimed calls before each target's sequential ones (counted in its CPU per sequential call). */
 const SEQUENTIAL_WARMUP = 200;
+
+function nodeFlags(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter((flag) => flag !== '');
+}
 
 /** The floor: a bare keep-alive pass-through proxy process in front of the same service (tools/bench/bin). */
 async function startFloor(target: string): Promise<{ url: string; process: ChildProcess }> {
@@ -42,6 +53,7 @@ async function startFloor(target: string): Promise<{ url: string; process: Child
   const child = spawn(
     process.execPath,
     [
+      ...FLOOR_NODE_FLAGS,
       ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-name=floor.cpuprofile'] : []),
       join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'),
       target,
@@ -282,7 +294,7 @@ async function measureRounds(targets: Targets, pids: Partial<Record<Target, numb
 async function main(): Promise<void> {
   const profiled = {
     subscription: profileFlags(PROFILE_DIR, 'subscription'),
-    gateway: profileFlags(PROFILE_DIR, 'gateway'),
+    gateway: [...GATEWAY_NODE_FLAGS, ...profileFlags(PROFILE_DIR, 'gateway')],
   };
   const stack = await startBenchStack({
     apps: ['subscription', 'gateway'],
