@@ -38,6 +38,13 @@ export interface AnswerEvents {
   brokeOff(how: 'stalled' | 'broke off'): void;
 }
 
+const ANSWER = Symbol('forwarded answer');
+type AnsweringResponse = ServerResponse & { [ANSWER]?: ForwardedAnswer };
+
+function onClientClosed(this: AnsweringResponse): void {
+  this[ANSWER]?.clientClosed();
+}
+
 /**
  * Carries one service answer to the client as undici receives it, writing straight to the client's socket: the
  * status and headers as the service sent them (hop-by-hop headers removed, the gateway's own headers such as the
@@ -60,9 +67,14 @@ export class ForwardedAnswer implements Dispatcher.DispatchHandler {
     private readonly events: AnswerEvents,
   ) {
     this.res = target.res;
-    this.res.once('close', () => {
-      if (!this.res.writableFinished) this.controller?.abort(new Error('the client went away'));
-    });
+    (this.res as AnsweringResponse)[ANSWER] = this;
+    // One listener function for every answer (no closure per call): the answer hangs on the response.
+    this.res.on('close', onClientClosed);
+  }
+
+  /** The client's connection closed: unless the answer was handed over whole, the call to the service is aborted. */
+  clientClosed(): void {
+    if (!this.res.writableFinished) this.controller?.abort(new Error('the client went away'));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
