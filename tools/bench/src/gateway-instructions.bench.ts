@@ -71,11 +71,13 @@ async function simulated(
     { cwd: WORKSPACE_ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   for (let i = 0; i < 600; i += 1) {
+    // Another process on the port (it was free when chosen) answers too: the simulated one must still be running.
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited under the simulator`);
     const up = await fetch(`${url}/health/live`).then(
       (r) => r.ok,
       () => false,
     );
-    if (up) return { child, out, env };
+    if (up && child.exitCode === null) return { child, out, env };
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   throw new Error(`${name} did not start under the simulator`);
