@@ -1,13 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallerIdentity } from '@rp/contracts';
-import { type IssuedKey, WORKSPACE_ROOT, freePort } from '@rp/dev';
-import { signInternalRequest } from '@rp/platform';
+import { WORKSPACE_ROOT, freePort } from '@rp/dev';
 import { Pool } from 'undici';
-import { startBenchStack } from './bench-stack';
+import { benchPartner, startBenchStack } from './bench-stack';
 
 /**
  * Instructions per call of the floor and of the gateway, counted by an instruction-level simulator (valgrind's
@@ -105,23 +102,7 @@ function counting(child: ChildProcess, on: boolean, env: NodeJS.ProcessEnv): voi
 async function main(): Promise<void> {
   const stack = await startBenchStack({ apps: ['subscription', 'gateway'], ledgerIntervalMs: 1000 });
   try {
-    const key = (await stack.api.partnerKey({ email: 'bench@example.com' })) as IssuedKey & CallerIdentity;
-    const identity: CallerIdentity = {
-      keyId: key.keyId,
-      tier: key.tier,
-      rateLimit: key.rateLimit,
-      burst: key.burst,
-      expiresAt: key.expiresAt,
-      email: 'bench@example.com',
-      account: key.account,
-    };
-    const signed = () => {
-      const requestId = randomUUID();
-      return {
-        ...signInternalRequest({ token: stack.internalToken, method: 'GET', path: PATH, requestId, identity }),
-        'x-request-id': requestId,
-      };
-    };
+    const { apiKey, signedGet: signed } = await benchPartner(stack, PATH);
     // The simulated gateway runs with the stack's gateway's own settings, on a port of its own.
     const gatewayPid = stack.app('gateway').pid as number;
     const gatewayEnv = Object.fromEntries(
@@ -158,7 +139,7 @@ async function main(): Promise<void> {
             url,
           );
       const pool = new Pool(url, { connections: CONCURRENCY, keepAliveTimeout: 600_000 });
-      const headersFor = isGateway ? () => ({ authorization: `Bearer ${key.apiKey}` }) : signed;
+      const headersFor = isGateway ? () => ({ authorization: `Bearer ${apiKey}` }) : signed;
       await drive(pool, WARMUP, headersFor);
       const fastBefore = isGateway ? await fastPathCalls(url) : 0;
       counting(child, true, env);

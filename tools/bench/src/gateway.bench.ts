@@ -1,14 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { CallerIdentity } from '@rp/contracts';
-import { type IssuedKey, type Stack, WORKSPACE_ROOT, freePort } from '@rp/dev';
+import { type Stack, WORKSPACE_ROOT, freePort } from '@rp/dev';
 import { type PaymentRequired, createExactPayment, encodeX402Header } from '@rp/ledger';
-import { signInternalRequest } from '@rp/platform';
 import { Pool } from 'undici';
-import { profileFlags, startBenchStack } from './bench-stack';
+import { benchPartner, profileFlags, startBenchStack } from './bench-stack';
 import { profileTable, summariseProfile } from './cpu-profile';
 import { cpuDuring } from './process-cpu';
 import { type Timing, measure, table } from './stats';
@@ -231,28 +228,12 @@ const NAMES: Record<Target, string> = {
 
 /** The three ways to the same route: the service with the gateway's signed identity, the floor, the gateway. */
 async function callTargets(stack: Stack, floorUrl: string, slowGatewayUrl?: string): Promise<Targets> {
-  const key = (await stack.api.partnerKey({ email: 'bench@example.com' })) as IssuedKey & CallerIdentity;
-  const identity: CallerIdentity = {
-    keyId: key.keyId,
-    tier: key.tier,
-    rateLimit: key.rateLimit,
-    burst: key.burst,
-    expiresAt: key.expiresAt,
-    email: 'bench@example.com',
-    account: key.account,
-  };
-  const signed = () => {
-    const requestId = randomUUID();
-    return {
-      ...signInternalRequest({ token: stack.internalToken, method: 'GET', path: PATH, requestId, identity }),
-      'x-request-id': requestId,
-    };
-  };
+  const { apiKey, signedGet: signed } = await benchPartner(stack, PATH);
   return {
     direct: caller(stack.app('subscription').url, signed),
     floor: caller(floorUrl, signed),
-    gateway: caller(stack.app('gateway').url, () => ({ authorization: `Bearer ${key.apiKey}` })),
-    ...(slowGatewayUrl && { slowGateway: caller(slowGatewayUrl, () => ({ authorization: `Bearer ${key.apiKey}` })) }),
+    gateway: caller(stack.app('gateway').url, () => ({ authorization: `Bearer ${apiKey}` })),
+    ...(slowGatewayUrl && { slowGateway: caller(slowGatewayUrl, () => ({ authorization: `Bearer ${apiKey}` })) }),
   };
 }
 
