@@ -13,6 +13,7 @@ const parts = { notifications: ['notifications-delivery', 'notifications-monitor
 const suites = [
   'sandbox',
   'gateway',
+  'gateway-instructions',
   'rate-limit',
   'memory',
   'persistence',

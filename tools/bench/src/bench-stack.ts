@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Stack, type StackOptions, startStack } from '@rp/dev';
+import type { CallerIdentity } from '@rp/contracts';
+import { type IssuedKey, type Stack, type StackOptions, startStack } from '@rp/dev';
 import { signInternalRequest } from '@rp/platform';
 import type { Pool } from 'undici';
 
@@ -48,4 +49,33 @@ export function signedPost(
     },
     body,
   });
+}
+
+/**
+ * A partner key issued on `stack` (its API key, for calls through the gateway), and the headers of a `GET path` as
+ * the gateway forwards it for that key's caller: signed identity with a fresh nonce and request id (for calls
+ * straight to the service or through the floor proxy).
+ */
+export async function benchPartner(
+  stack: Stack,
+  path: string,
+): Promise<{ apiKey: string; signedGet: () => Record<string, string> }> {
+  const key = (await stack.api.partnerKey({ email: 'bench@example.com' })) as IssuedKey & CallerIdentity;
+  const identity: CallerIdentity = {
+    keyId: key.keyId,
+    tier: key.tier,
+    rateLimit: key.rateLimit,
+    burst: key.burst,
+    expiresAt: key.expiresAt,
+    email: 'bench@example.com',
+    account: key.account,
+  };
+  const signedGet = () => {
+    const requestId = randomUUID();
+    return {
+      ...signInternalRequest({ token: stack.internalToken, method: 'GET', path, requestId, identity }),
+      'x-request-id': requestId,
+    };
+  };
+  return { apiKey: key.apiKey, signedGet };
 }

@@ -1,14 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { CallerIdentity } from '@rp/contracts';
-import { type IssuedKey, type Stack, WORKSPACE_ROOT, freePort } from '@rp/dev';
+import { type Stack, WORKSPACE_ROOT, freePort } from '@rp/dev';
 import { type PaymentRequired, createExactPayment, encodeX402Header } from '@rp/ledger';
-import { signInternalRequest } from '@rp/platform';
 import { Pool } from 'undici';
-import { profileFlags, startBenchStack } from './bench-stack';
+import { benchPartner, profileFlags, startBenchStack } from './bench-stack';
 import { profileTable, summariseProfile } from './cpu-profile';
 import { cpuDuring } from './process-cpu';
 import { type Timing, measure, table } from './stats';
@@ -33,8 +30,19 @@ const PATH = '/api/v1/keys/me';
  * rounds, interleaved with the others, so the fast path's saving is read under the same load.
  */
 const WITHOUT_FAST_PATH = process.env['BENCH_WITHOUT_FAST_PATH'] === '1';
+/**
+ * `BENCH_FLOOR_NODE_FLAGS` / `BENCH_GATEWAY_NODE_FLAGS`: node flags (space-separated) added to the floor's / the
+ * gateways' command line, on top of what the gateway starts with everywhere (`APP_NODE_FLAGS`): e.g. give the floor
+ * the gateway's young-generation size to compare like with like.
+ */
+const FLOOR_NODE_FLAGS = nodeFlags(process.env['BENCH_FLOOR_NODE_FLAGS']);
+const GATEWAY_NODE_FLAGS = nodeFlags(process.env['BENCH_GATEWAY_NODE_FLAGS']);
 /** Untimed calls before each target's sequential ones (counted in its CPU per sequential call). */
 const SEQUENTIAL_WARMUP = 200;
+
+function nodeFlags(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter((flag) => flag !== '');
+}
 
 /** The floor: a bare keep-alive pass-through proxy process in front of the same service (tools/bench/bin). */
 async function startFloor(target: string): Promise<{ url: string; process: ChildProcess }> {
@@ -42,6 +50,7 @@ async function startFloor(target: string): Promise<{ url: string; process: Child
   const child = spawn(
     process.execPath,
     [
+      ...FLOOR_NODE_FLAGS,
       ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-name=floor.cpuprofile'] : []),
       join(WORKSPACE_ROOT, 'tools/bench/bin/floor-proxy.cjs'),
       target,
@@ -219,28 +228,12 @@ const NAMES: Record<Target, string> = {
 
 /** The three ways to the same route: the service with the gateway's signed identity, the floor, the gateway. */
 async function callTargets(stack: Stack, floorUrl: string, slowGatewayUrl?: string): Promise<Targets> {
-  const key = (await stack.api.partnerKey({ email: 'bench@example.com' })) as IssuedKey & CallerIdentity;
-  const identity: CallerIdentity = {
-    keyId: key.keyId,
-    tier: key.tier,
-    rateLimit: key.rateLimit,
-    burst: key.burst,
-    expiresAt: key.expiresAt,
-    email: 'bench@example.com',
-    account: key.account,
-  };
-  const signed = () => {
-    const requestId = randomUUID();
-    return {
-      ...signInternalRequest({ token: stack.internalToken, method: 'GET', path: PATH, requestId, identity }),
-      'x-request-id': requestId,
-    };
-  };
+  const { apiKey, signedGet: signed } = await benchPartner(stack, PATH);
   return {
     direct: caller(stack.app('subscription').url, signed),
     floor: caller(floorUrl, signed),
-    gateway: caller(stack.app('gateway').url, () => ({ authorization: `Bearer ${key.apiKey}` })),
-    ...(slowGatewayUrl && { slowGateway: caller(slowGatewayUrl, () => ({ authorization: `Bearer ${key.apiKey}` })) }),
+    gateway: caller(stack.app('gateway').url, () => ({ authorization: `Bearer ${apiKey}` })),
+    ...(slowGatewayUrl && { slowGateway: caller(slowGatewayUrl, () => ({ authorization: `Bearer ${apiKey}` })) }),
   };
 }
 
@@ -282,7 +275,7 @@ async function measureRounds(targets: Targets, pids: Partial<Record<Target, numb
 async function main(): Promise<void> {
   const profiled = {
     subscription: profileFlags(PROFILE_DIR, 'subscription'),
-    gateway: profileFlags(PROFILE_DIR, 'gateway'),
+    gateway: [...GATEWAY_NODE_FLAGS, ...profileFlags(PROFILE_DIR, 'gateway')],
   };
   const stack = await startBenchStack({
     apps: ['subscription', 'gateway'],

@@ -9,11 +9,16 @@ export function setRateLimitHeaders(reply: HttpReply, decision: BucketDecision):
 
 /** The `RateLimit-*` headers of a decision, by their lower-case names (as a reply holds them). */
 export function rateLimitHeaders(decision: BucketDecision): Record<string, string> {
-  return {
-    'ratelimit-limit': String(decision.limit),
-    'ratelimit-remaining': String(decision.remaining),
-    'ratelimit-reset': String(Math.ceil(decision.msUntilFull / 1000)),
-  };
+  const headers: Record<string, string> = {};
+  writeRateLimitHeaders(headers, decision);
+  return headers;
+}
+
+/** The same headers, written into `headers` (the fast path's own headers of an answer). */
+export function writeRateLimitHeaders(headers: Record<string, unknown>, decision: BucketDecision): void {
+  headers['ratelimit-limit'] = String(decision.limit);
+  headers['ratelimit-remaining'] = String(decision.remaining);
+  headers['ratelimit-reset'] = String(Math.ceil(decision.msUntilFull / 1000));
 }
 
 /** 429 with `Retry-After`: whole seconds until the next token, at least 1. */

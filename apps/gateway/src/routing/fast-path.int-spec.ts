@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -102,7 +102,15 @@ describe.each([0, 1])('the fast path answers as the forwarding routes do (TRUST_
     }
     send(
       200,
-      { ...json, 'x-service-header': 'kept', 'x-dropped': 'no', connection: 'x-dropped' },
+      {
+        ...json,
+        'x-service-header': 'kept',
+        'x-dropped': 'no',
+        connection: 'x-dropped',
+        // Names the gateway writes itself: its own values are written over these, once each.
+        'x-request-id': 'service-chosen',
+        'ratelimit-remaining': String(LIMITS.capacity * 10),
+      },
       JSON.stringify({
         method: request.method,
         url: request.url,
@@ -269,7 +277,10 @@ describe.each([0, 1])('the fast path answers as the forwarding routes do (TRUST_
       expect(echoed.requestId).toBe(requestId);
       echoed.requestId = '<id>';
     }
-    if (remaining !== undefined) expect(Number(remaining)).toBeGreaterThanOrEqual(0);
+    if (remaining !== undefined) {
+      expect(Number(remaining)).toBeGreaterThanOrEqual(0);
+      expect(Number(remaining)).toBeLessThanOrEqual(LIMITS.capacity);
+    }
     return {
       status: answer.status,
       headers,
@@ -290,6 +301,25 @@ describe.each([0, 1])('the fast path answers as the forwarding routes do (TRUST_
     }
     expect(answers['fast']).toEqual(answers['slow']);
     if (!target.includes('/rms/')) expect(answers['fast']?.status).toBeLessThan(500);
+  });
+
+  it("writes its own request id and RateLimit headers over the service's, once each", async () => {
+    for (const name of ['fast', 'slow'] as const) {
+      const { app, port } = gateways[name];
+      await leaseHeld(app);
+      const answer = await new Promise<IncomingMessage>((resolve, reject) =>
+        get({ host: '127.0.0.1', port, path: '/api/v1/keys/me', headers: bearer }, resolve).on('error', reject),
+      );
+      answer.resume();
+      const written = (header: string) =>
+        answer.rawHeaders.filter((_value, i) => i % 2 === 0 && answer.rawHeaders[i].toLowerCase() === header);
+      expect(answer.statusCode).toBe(200);
+      expect(written('x-request-id')).toHaveLength(1);
+      expect(written('ratelimit-remaining')).toHaveLength(1);
+      expect(answer.headers['x-request-id']).not.toBe('service-chosen');
+      expect(Number(answer.headers['ratelimit-remaining'])).toBeLessThanOrEqual(LIMITS.capacity);
+      expect(answer.headers['x-service-header']).toBe('kept');
+    }
   });
 
   it('signed every forwarded call with a nonce of its own', () => {

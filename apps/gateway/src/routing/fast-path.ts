@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { AccessControl, type HeldAdmission } from '../access/access-control';
-import { rateLimitHeaders } from '../rate-limit/rate-limit-headers';
+import { writeRateLimitHeaders } from '../rate-limit/rate-limit-headers';
 import type { AnswerTarget } from './forwarded-answer';
 import { type IncomingHop, forwardedHeaders } from './forwarded-headers';
 import { CLIENT_COPIES_DROPPED, ServiceProxy } from './service-proxy';
@@ -119,37 +119,25 @@ export class FastPath {
     http: FastifyInstance,
     startedAt: number,
   ): void {
-    let requestId = '';
-    let own: OutgoingHttpHeaders = {};
+    const call = new FastPathCall(this, req, res, route, url, http, startedAt);
     try {
-      requestId = requestIdOfIncoming(req);
-      own = { [REQUEST_ID_HEADER]: requestId, ...rateLimitHeaders(admission.decision) };
-      res.once('finish', () => this.answered(req, res, route, url, requestId, startedAt));
+      call.requestId = requestIdOfIncoming(req);
+      call.own = ownHeaders(call.requestId, admission.decision);
+      call.awaitAnswer();
       const headers = forwardedHeaders(req.headers, this.hopOf(req), CLIENT_COPIES_DROPPED);
-      Object.assign(headers, this.options.proxy.internalHeaders('GET', url, requestId, admission.identity, undefined));
-      const target: AnswerTarget = { res, takeOver: noop, ownHeaders: () => own, draining: () => isDraining(http) };
-      this.options.proxy.dispatch(route, 'GET', url, requestId, headers, undefined, target, {
-        failed: (error) => answerError(res, error, requestId, own, http),
-        finished: noop,
-      });
+      this.options.proxy.addInternalHeaders(headers, 'GET', url, call.requestId, admission.identity, undefined);
+      this.options.proxy.dispatch(route, 'GET', url, call.requestId, headers, undefined, call, call);
     } catch (error) {
-      answerError(res, error, requestId, own, http);
+      call.failed(error);
     }
   }
 
   /** What Fastify's hooks do once the answer is out (`onResponse`): the access line and the duration metric. */
-  private answered(
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: ServiceRoute,
-    url: string,
-    requestId: string,
-    startedAt: number,
-  ): void {
-    const elapsedMs = performance.now() - startedAt;
-    const userAgent = req.headers['user-agent'];
-    logAccess(this.options.logger, requestId, 'GET', url, userAgent, res.statusCode, elapsedMs);
-    this.options.metrics.record('GET', res.statusCode, this.metricsRoute(route), elapsedMs / 1000);
+  answered(call: FastPathCall): void {
+    const elapsedMs = performance.now() - call.startedAt;
+    const { req, res, url, requestId } = call;
+    logAccess(this.options.logger, requestId, 'GET', url, req.headers['user-agent'], res.statusCode, elapsedMs);
+    this.options.metrics.record('GET', res.statusCode, this.metricsRoute(call.route), elapsedMs / 1000);
   }
 
   /** The forwarding routes' metrics label (`metricsRoute`): the prefix with `/*`, whether or not a path follows. */
@@ -187,8 +175,65 @@ export class FastPath {
   }
 }
 
-function noop(): void {
-  // Nothing to do: the fast path owns the response from the start.
+const CALL = Symbol('fast path call');
+type CalledResponse = ServerResponse & { [CALL]?: FastPathCall };
+
+/** `finish` listener of every fast-path response, one function for all: the call it finishes hangs on the response. */
+function onAnswered(this: CalledResponse): void {
+  const call = this[CALL];
+  if (call) call.path.answered(call);
+}
+
+/**
+ * One call on the fast path: where its answer goes (the client's response, and the gateway's own headers of it) and
+ * what becomes of a failure, as one object per call instead of a closure for each.
+ */
+class FastPathCall implements AnswerTarget {
+  requestId = '';
+  own: OutgoingHttpHeaders = {};
+
+  constructor(
+    readonly path: FastPath,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly route: ServiceRoute,
+    readonly url: string,
+    private readonly http: FastifyInstance,
+    readonly startedAt: number,
+  ) {}
+
+  /** Once the answer is out, the access line and the metric (`FastPath.answered`). */
+  awaitAnswer(): void {
+    (this.res as CalledResponse)[CALL] = this;
+    this.res.on('finish', onAnswered);
+  }
+
+  takeOver(): void {
+    // Nothing to do: the fast path owns the response from the start.
+  }
+
+  ownHeaders(): OutgoingHttpHeaders {
+    return this.own;
+  }
+
+  draining(): boolean {
+    return isDraining(this.http);
+  }
+
+  failed(error: ApiError | unknown): void {
+    answerError(this.res, error, this.requestId, this.own, this.http);
+  }
+
+  finished(): void {
+    // The access line and the metric are written on `finish`, which a cut-off answer never reaches either.
+  }
+}
+
+/** The gateway's own headers of a forwarded answer: the request id and the call's `RateLimit-*`. */
+function ownHeaders(requestId: string, decision: HeldAdmission['decision']): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = { [REQUEST_ID_HEADER]: requestId };
+  writeRateLimitHeaders(headers, decision);
+  return headers;
 }
 
 /** The last entry of a header a proxy may have appended to (Fastify's reading of `X-Forwarded-*`). */

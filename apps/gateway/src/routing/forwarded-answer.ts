@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import { type HttpReply, isDraining } from '@rp/platform';
 import type { Dispatcher } from 'undici';
 
@@ -38,6 +38,13 @@ export interface AnswerEvents {
   brokeOff(how: 'stalled' | 'broke off'): void;
 }
 
+const ANSWER = Symbol('forwarded answer');
+type AnsweringResponse = ServerResponse & { [ANSWER]?: ForwardedAnswer };
+
+function onClientClosed(this: AnsweringResponse): void {
+  this[ANSWER]?.clientClosed();
+}
+
 /**
  * Carries one service answer to the client as undici receives it, writing straight to the client's socket: the
  * status and headers as the service sent them (hop-by-hop headers removed, the gateway's own headers such as the
@@ -53,16 +60,22 @@ export class ForwardedAnswer implements Dispatcher.DispatchHandler {
   private headWritten = false;
   private whole?: Buffer[];
   private status = 502;
-  private headers: OutgoingHttpHeaders = {};
+  /** The answer's head as name, value, name, value...: node writes it without walking an object's keys. */
+  private readonly head: (string | OutgoingHttpHeader)[] = [];
 
   constructor(
     private readonly target: AnswerTarget,
     private readonly events: AnswerEvents,
   ) {
     this.res = target.res;
-    this.res.once('close', () => {
-      if (!this.res.writableFinished) this.controller?.abort(new Error('the client went away'));
-    });
+    (this.res as AnsweringResponse)[ANSWER] = this;
+    // One listener function for every answer (no closure per call): the answer hangs on the response.
+    this.res.on('close', onClientClosed);
+  }
+
+  /** The client's connection closed: unless the answer was handed over whole, the call to the service is aborted. */
+  clientClosed(): void {
+    if (!this.res.writableFinished) this.controller?.abort(new Error('the client went away'));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -75,12 +88,20 @@ export class ForwardedAnswer implements Dispatcher.DispatchHandler {
     this.started = true;
     this.target.takeOver();
     this.status = statusCode;
+    const own = this.target.ownHeaders();
+    const closing = this.target.draining();
+    const head = this.head;
+    // The service's headers but hop-by-hop ones and those the gateway writes over (its own, by the same name)...
     for (const name in headers) {
       const value = headers[name];
-      if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name)) this.headers[name] = value;
+      if (value !== undefined && !RESPONSE_HOP_BY_HOP.has(name) && own[name] === undefined) head.push(name, value);
     }
-    Object.assign(this.headers, this.target.ownHeaders());
-    if (this.target.draining()) this.headers['connection'] = 'close';
+    // ...then the gateway's own, and `Connection: close` once the server is closing.
+    for (const name in own) {
+      const value = own[name] as OutgoingHttpHeader | undefined;
+      if (value !== undefined && !(closing && name === 'connection')) head.push(name, value);
+    }
+    if (closing) head.push('connection', 'close');
     const length = Number(headers['content-length']);
     if (Number.isInteger(length) && length <= WHOLE_ANSWER_LIMIT) {
       this.whole = [];
@@ -131,6 +152,6 @@ export class ForwardedAnswer implements Dispatcher.DispatchHandler {
   private writeHead(): void {
     if (this.headWritten) return;
     this.headWritten = true;
-    this.res.writeHead(this.status, this.headers);
+    this.res.writeHead(this.status, this.head);
   }
 }

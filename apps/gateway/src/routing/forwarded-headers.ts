@@ -25,6 +25,9 @@ const RECOMPUTED = 'content-length';
 /** The API key stays at the edge: services trust the signed identity instead. */
 const EDGE_CREDENTIALS = new Set(['authorization', 'x-api-key']);
 
+/** Every name `forwardedHeaders` drops whatever the request: one lookup per header instead of three. */
+const NEVER_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...EDGE_CREDENTIALS, RECOMPUTED]);
+
 /** What the gateway saw of the hop a request came in on (through the proxies `TRUST_PROXY` trusts). */
 export interface IncomingHop {
   /** The socket's peer address. */
@@ -55,9 +58,7 @@ export function forwardedHeaders(
   // for...in, not Object.entries: no array of pairs per request (Node's parsed headers have no inherited keys).
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || EDGE_CREDENTIALS.has(name) || listed.has(name)) continue;
-    if (name === RECOMPUTED) continue;
-    if (internalHeaders.has(name)) continue;
+    if (value === undefined || NEVER_FORWARDED.has(name) || listed.has(name) || internalHeaders.has(name)) continue;
     headers[name] = value;
   }
   const chain = incoming['x-forwarded-for'];

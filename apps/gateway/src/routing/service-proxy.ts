@@ -8,16 +8,18 @@ import {
   type HttpRequest,
   callerIdentity,
   encodeCallerIdentity,
-  signInternalRequest,
+  writeInternalSignature,
 } from '@rp/platform';
 import { type Dispatcher, Pool } from 'undici';
 import { GatewayConfig } from '../config/gateway.config';
-import { type AnswerTarget, ForwardedAnswer, replyTarget } from './forwarded-answer';
+import { type AnswerEvents, type AnswerTarget, ForwardedAnswer, replyTarget } from './forwarded-answer';
 import { forwardedHeaders, hopOf } from './forwarded-headers';
 import { ServiceRoute, routeFor, serviceRoutes } from './service-routes';
 
 /** Names only the gateway may set: any copy a client sends is dropped before forwarding. */
 export const CLIENT_COPIES_DROPPED: ReadonlySet<string> = new Set(INTERNAL_HEADERS);
+
+const serviceLogger = new Logger('ServiceProxy');
 
 /** Connection errors that mean the service is not there (down, restarting, unresolvable): 503, retry later. */
 const UNREACHABLE = new Set([
@@ -44,7 +46,7 @@ const UNREACHABLE = new Set([
  */
 @Injectable()
 export class ServiceProxy implements OnApplicationShutdown {
-  private readonly logger = new Logger(ServiceProxy.name);
+  private readonly logger = serviceLogger;
   private readonly routes: ServiceRoute[];
   private readonly pools = new Map<string, Pool>();
 
@@ -83,10 +85,7 @@ export class ServiceProxy implements OnApplicationShutdown {
     if (!route) return Promise.reject(new Error(`no service owns ${request.url}`));
     const body = forwardedBody(request);
     const headers = forwardedHeaders(request.headers, hopOf(request), CLIENT_COPIES_DROPPED);
-    Object.assign(
-      headers,
-      this.internalHeaders(request.method, request.url, request.id, callerIdentity(request), body),
-    );
+    this.addInternalHeaders(headers, request.method, request.url, request.id, callerIdentity(request), body);
     return new Promise<void>((resolve, reject) => {
       this.dispatch(route, request.method, request.url, request.id, headers, body, replyTarget(reply), {
         failed: reject,
@@ -110,32 +109,25 @@ export class ServiceProxy implements OnApplicationShutdown {
     events: { failed(error: ApiError): void; finished(): void },
   ): void {
     const pool = this.pools.get(route.service) as Pool;
-    const answer = new ForwardedAnswer(target, {
-      failed: (error) => events.failed(this.failure(error, requestId, method, url, route)),
-      finished: events.finished,
-      brokeOff: (how) =>
-        this.logger.warn(
-          { requestId },
-          `${route.service} ${how} while answering ${method} ${url}; cutting the client off`,
-        ),
-    });
+    const answer = new ForwardedAnswer(target, new ServiceCall(this, route, method, url, requestId, events));
     pool.dispatch({ method: method as Dispatcher.HttpMethod, path: url, headers, body }, answer);
   }
 
   /**
-   * The gateway's own internal headers (any client copy was removed): signed with the token; without one
-   * (development) the identity travels unsigned, as services without a token expect it.
+   * Adds the gateway's own internal headers to `headers` (from which any client copy was removed): signed with the
+   * token; without one (development) the identity travels unsigned, as services without a token expect it.
    */
-  internalHeaders(
+  addInternalHeaders(
+    headers: Record<string, string | string[]>,
     method: string,
     url: string,
     requestId: string,
     identity: CallerIdentity | undefined,
     body: Buffer | undefined,
-  ): Record<string, string> {
+  ): void {
     const token = this.config.INTERNAL_TOKEN;
     if (token) {
-      return signInternalRequest({
+      writeInternalSignature(headers, {
         token,
         method,
         // The path exactly as forwarded, query included, which the service checks.
@@ -145,11 +137,13 @@ export class ServiceProxy implements OnApplicationShutdown {
         // The exact bytes forwarded: the service hashes what arrives and refuses any other body.
         body,
       });
+    } else if (identity) {
+      headers[INTERNAL_IDENTITY_HEADER] = encodeCallerIdentity(identity);
     }
-    return identity ? { [INTERNAL_IDENTITY_HEADER]: encodeCallerIdentity(identity) } : {};
   }
 
-  private failure(error: unknown, requestId: string, method: string, url: string, route: ServiceRoute): ApiError {
+  /** What a call that got no answer is answered with (503, 504 or 502), logged once. */
+  failure(error: unknown, requestId: string, method: string, url: string, route: ServiceRoute): ApiError {
     const code = (error as { code?: string }).code ?? '';
     if (code === 'UND_ERR_HEADERS_TIMEOUT') {
       this.logger.warn(
@@ -168,6 +162,33 @@ export class ServiceProxy implements OnApplicationShutdown {
       });
     }
     return new ApiError(502, ErrorCode.BAD_GATEWAY, `The ${route.service} service is unavailable`);
+  }
+}
+
+/** One call to a service as its answer reports on it: a failure becomes the error to answer with. */
+class ServiceCall implements AnswerEvents {
+  constructor(
+    private readonly proxy: ServiceProxy,
+    private readonly route: ServiceRoute,
+    private readonly method: string,
+    private readonly url: string,
+    private readonly requestId: string,
+    private readonly events: { failed(error: ApiError): void; finished(): void },
+  ) {}
+
+  failed(error: Error): void {
+    this.events.failed(this.proxy.failure(error, this.requestId, this.method, this.url, this.route));
+  }
+
+  finished(): void {
+    this.events.finished();
+  }
+
+  brokeOff(how: 'stalled' | 'broke off'): void {
+    serviceLogger.warn(
+      { requestId: this.requestId },
+      `${this.route.service} ${how} while answering ${this.method} ${this.url}; cutting the client off`,
+    );
   }
 }
 

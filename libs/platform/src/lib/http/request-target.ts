@@ -13,13 +13,37 @@ function isControl(code: number): boolean {
   return code < 0x20 || code === 0x7f;
 }
 
-/** Whether the path holds what no path holds as it is: controls, space, backslash, `#`, anything not ASCII. */
-function holdsUnwritable(path: string): boolean {
-  for (let i = 0; i < path.length; i += 1) {
-    const code = path.charCodeAt(i);
+/** Whether `target[0, end)` holds what no path holds as it is: controls, space, backslash, `#`, anything not ASCII. */
+function holdsUnwritable(target: string, end: number): boolean {
+  for (let i = 0; i < end; i += 1) {
+    const code = target.charCodeAt(i);
     if (code <= 0x20 || code >= 0x7f || code === 0x5c || code === 0x23) return true;
   }
   return false;
+}
+
+const DOT = 0x2e;
+
+/**
+ * What is wrong with the segments of the path `target[0, end)` (which starts with `/`), read in order without
+ * splitting it: an empty segment before the last (a trailing slash is routed as none), or a `.` or `..` segment.
+ */
+function segmentProblem(target: string, end: number): string | undefined {
+  let start = 1;
+  while (start <= end) {
+    let stop = target.indexOf('/', start);
+    if (stop < 0 || stop > end) stop = end;
+    const length = stop - start;
+    if (length === 0 && stop < end) return 'has an empty segment ("//")';
+    if (
+      (length === 1 && target.charCodeAt(start) === DOT) ||
+      (length === 2 && target.charCodeAt(start) === DOT && target.charCodeAt(start + 1) === DOT)
+    ) {
+      return 'has a "." or ".." segment';
+    }
+    start = stop + 1;
+  }
+  return undefined;
 }
 
 /**
@@ -35,23 +59,17 @@ export function requestTargetProblem(target: string): string | undefined {
   if (target.length > MAX_REQUEST_TARGET_LENGTH) return `is longer than ${MAX_REQUEST_TARGET_LENGTH} characters`;
   if (!target.startsWith('/')) return 'must be a path starting with "/" (origin-form)';
   const query = target.indexOf('?');
-  const path = query < 0 ? target : target.slice(0, query);
-  if (holdsUnwritable(path)) return 'holds a character a path cannot hold as it is';
-  for (let i = path.indexOf('%'); i >= 0; i = path.indexOf('%', i + 1)) {
-    const hex = path.slice(i + 1, i + 3);
+  // The path is `target[0, end)`: read in place, no copy of it per request.
+  const end = query < 0 ? target.length : query;
+  if (holdsUnwritable(target, end)) return 'holds a character a path cannot hold as it is';
+  for (let i = target.indexOf('%'); i >= 0 && i < end; i = target.indexOf('%', i + 1)) {
+    const hex = target.slice(i + 1, Math.min(i + 3, end));
     if (!HEX.test(hex)) return 'holds a "%" that is not a percent-escape';
     const code = parseInt(hex, 16);
     if (isControl(code) || DISGUISED.test(String.fromCharCode(code)))
       return `escapes a character that needs no escape (%${hex})`;
   }
-  // Leading and inner empty segments; a trailing slash is routed as none (ignoreTrailingSlash).
-  const segments = path.split('/').slice(1);
-  for (let i = 0; i < segments.length; i += 1) {
-    const segment = segments[i];
-    if (segment === '' && i < segments.length - 1) return 'has an empty segment ("//")';
-    if (segment === '.' || segment === '..') return 'has a "." or ".." segment';
-  }
-  return undefined;
+  return segmentProblem(target, end);
 }
 
 /**

@@ -110,16 +110,27 @@ export type InternalVerification = VerifiedInternalRequest | { ok: false; reason
  * timestamp, nonce, method, path, request id, identity header and body hash, joined by newlines.
  */
 export function signInternalRequest(request: InternalRequestToSign): Record<string, string> {
+  const headers: Record<string, string> = {};
+  writeInternalSignature(headers, request);
+  return headers;
+}
+
+/**
+ * The same headers as `signInternalRequest`, written into `headers` (the gateway's copy of the client's headers,
+ * from which any client copy of them was removed): no object of their own per forwarded call.
+ */
+export function writeInternalSignature(
+  headers: Record<string, string | string[]>,
+  request: InternalRequestToSign,
+): void {
   const timestamp = String(Math.floor((request.now ?? Date.now()) / 1000));
   const nonce = request.nonce ?? freshNonce();
   const identity = request.identity ? encodeCallerIdentity(request.identity) : '';
   const body = request.body;
   const hash = typeof body === 'object' && 'sha256' in body ? body.sha256 : bodySha256(body);
-  const headers: Record<string, string> = {
-    [INTERNAL_TIMESTAMP_HEADER]: timestamp,
-    [INTERNAL_NONCE_HEADER]: nonce,
-    [INTERNAL_BODY_HASH_HEADER]: hash,
-  };
+  headers[INTERNAL_TIMESTAMP_HEADER] = timestamp;
+  headers[INTERNAL_NONCE_HEADER] = nonce;
+  headers[INTERNAL_BODY_HASH_HEADER] = hash;
   if (identity) headers[INTERNAL_IDENTITY_HEADER] = identity;
   headers[INTERNAL_SIGNATURE_HEADER] =
     SIGNATURE_PREFIX +
@@ -132,7 +143,6 @@ export function signInternalRequest(request: InternalRequestToSign): Record<stri
       identity,
       hash,
     ]);
-  return headers;
 }
 
 /**
