@@ -16,6 +16,13 @@ const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const REPEATS = Number(process.env['BENCH_REPEATS'] ?? 2);
 /**
+ * The throughput phase gives each target `SECONDS` in slices of this many seconds, the targets taking turns (floor,
+ * gateway, floor, gateway, ...), so a drift in the machine's speed during the phase falls on every target alike
+ * instead of on whichever ran in the slow seconds. `BENCH_SLICE_SECONDS=5` (= `BENCH_SECONDS`) is one window per
+ * target, one after another: the measurement before 2026-11-26 13:15 UTC.
+ */
+const SLICE_SECONDS = Math.min(Number(process.env['BENCH_SLICE_SECONDS'] ?? 1), SECONDS);
+/**
  * Untimed load on every target before the rounds: V8 keeps optimising a Node server for thousands of calls (the
  * gateway's CPU per call falls by half over its first ~20,000), and a gateway runs warm.
  */
@@ -157,7 +164,7 @@ function roundReport(round: Round, index: number): string {
     '',
     '| measurement | value |',
     '|---|---|',
-    `| throughput direct / floor / gateway (${CONCURRENCY} concurrent, ${SECONDS} s each) | ${rps.direct.toFixed(0)} / ${rps.floor.toFixed(0)} / ${rps.gateway.toFixed(0)} req/s |`,
+    `| throughput direct / floor / gateway (${CONCURRENCY} concurrent, ${SECONDS} s each in ${SLICE_SECONDS} s turns) | ${rps.direct.toFixed(0)} / ${rps.floor.toFixed(0)} / ${rps.gateway.toFixed(0)} req/s |`,
     `| **gateway / floor** (target >= 90 %) | **${pct(rps.gateway / rps.floor)}** |`,
     `| gateway / direct | ${pct(rps.gateway / rps.direct)} |`,
     `| floor / direct | ${pct(rps.floor / rps.direct)} |`,
@@ -253,16 +260,36 @@ async function measureRounds(targets: Targets, pids: Partial<Record<Target, numb
       latency[target] = result;
       cpuPerSequentialCall[target] = perCall(cpuMicros, RUNS + SEQUENTIAL_WARMUP);
     }
+    const sliced = await slicedThroughput(targets, pids);
     for (const target of TARGETS) {
-      const { result, cpuMicros } = await cpuDuring({ process: pids[target], service }, () =>
-        throughput(SECONDS, CONCURRENCY, targets[target] as () => Promise<void>),
-      );
-      rps[target] = result;
-      cpuPerCall[target] = perCall(cpuMicros, result * SECONDS);
+      rps[target] = sliced[target].calls / SECONDS;
+      cpuPerCall[target] = perCall(sliced[target].cpu, sliced[target].calls);
     }
     rounds.push({ latency, rps, cpuPerCall, cpuPerSequentialCall });
   }
   return rounds;
+}
+
+/** Each target's calls and CPU over `SECONDS`, measured in `SLICE_SECONDS` slices, the targets taking turns. */
+async function slicedThroughput(targets: Targets, pids: Partial<Record<Target, number>>) {
+  const totals = Object.fromEntries(
+    TARGETS.map((target) => [target, { calls: 0, cpu: { process: 0, service: 0 } as Record<string, number> }]),
+  ) as Record<Target, { calls: number; cpu: { process?: number; service?: number } }>;
+  const slices = Math.round(SECONDS / SLICE_SECONDS);
+  for (let slice = 0; slice < slices; slice += 1) {
+    for (const target of TARGETS) {
+      const { result, cpuMicros } = await cpuDuring({ process: pids[target], service: pids.direct }, () =>
+        throughput(SECONDS / slices, CONCURRENCY, targets[target] as () => Promise<void>),
+      );
+      const total = totals[target];
+      total.calls += result * (SECONDS / slices);
+      for (const part of ['process', 'service'] as const) {
+        const micros = cpuMicros[part];
+        total.cpu[part] = micros === undefined || total.cpu[part] === undefined ? undefined : total.cpu[part] + micros;
+      }
+    }
+  }
+  return totals;
 }
 
 /**
