@@ -6,6 +6,7 @@
 import type { RiskAlert } from '@rp/contracts';
 import { type DocumentStore, openDocumentStore, parseDatabaseUrl, testDatabases } from '@rp/persistence';
 import { Registry } from 'prom-client';
+import { alertFor } from '../../test/delivery.int-support';
 import { NotificationConfigRepository } from '../channel-configs/notification-config.repository';
 import type { DeliveryJobData } from '../delivery/delivery-job';
 import { RiskConfigRepository } from '../risk-config/risk-config.repository';
@@ -21,21 +22,6 @@ const { databases } = testDatabases('intake_record');
 const WALLET = 'GDKRZ4ZJU7VO3WDVLSNO6ZZL2YNCT6VEDQHFZSOXKIRJKVI3XMHYBDVM';
 const POOL = 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA';
 const ACCOUNT = 'partner:intake-record';
-
-function alertAt(alertId: string, evaluatedAt: Date): RiskAlert {
-  return {
-    alertId,
-    address: WALLET,
-    poolAddress: POOL,
-    riskLevel: 'critical',
-    healthFactor: 1.05,
-    triggers: ['low_health_factor'],
-    collateralValueUsd: 1234.5,
-    liabilityValueUsd: 1100,
-    recommendedAction: 'LIQUIDATE',
-    evaluatedAt: evaluatedAt.toISOString(),
-  } as RiskAlert;
-}
 
 describe.each(databases)('intake outcomes inside the alert record on $name', ({ url, drop }) => {
   let store: DocumentStore;
@@ -68,7 +54,7 @@ describe.each(databases)('intake outcomes inside the alert record on $name', ({ 
     const fields = { enabled: true, minRiskLevel: 'high' as const };
     const hook = await configs.upsert(ACCOUNT, WALLET, 'channelhook', { ...fields, webhookUrl: 'sealed' });
     const mail = await configs.upsert(ACCOUNT, WALLET, 'email', { ...fields, email: 'a@example.com' });
-    const alert = alertAt('alert-intake-1', new Date());
+    const alert = alertFor(WALLET, { alertId: 'alert-intake-1', poolAddress: POOL }) as RiskAlert;
 
     await recorder.recordAlerts([{ alert, source: 'webhook', queued: [hook], suppressed: [mail] }]);
     const outcomeRecords = await store.collection(OUTCOME_RECORDS);
