@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WORKSPACE_ROOT, freePort } from '@rp/dev';
+import { APP_NODE_FLAGS, WORKSPACE_ROOT, freePort } from '@rp/dev';
 import { Pool } from 'undici';
 import { benchPartner, startBenchStack } from './bench-stack';
 
@@ -121,7 +121,13 @@ async function main(): Promise<void> {
       const { child, out, env } = isGateway
         ? await simulated(
             'gateway',
-            [...flagsOf('BENCH_GATEWAY_NODE_FLAGS'), join(WORKSPACE_ROOT, 'tools/dev/bin/run-app.cjs'), 'gateway'],
+            // The gateway's own flags (ADR 037), as everywhere it runs, then the bench's.
+            [
+              ...(APP_NODE_FLAGS['gateway'] ?? []),
+              ...flagsOf('BENCH_GATEWAY_NODE_FLAGS'),
+              join(WORKSPACE_ROOT, 'tools/dev/bin/run-app.cjs'),
+              'gateway',
+            ],
             // A cached key stays fresh for the whole run: at the simulator's pace its 5 s would pass every few hundred
             // calls, and each refresh would send the calls of that moment through Fastify.
             { ...gatewayEnv, PORT: String(port), KEY_CACHE_TTL_MS: '3600000' },

@@ -8,7 +8,8 @@ import { Pool } from 'undici';
 import { benchPartner, profileFlags, startBenchStack } from './bench-stack';
 import { profileTable, summariseProfile } from './cpu-profile';
 import { cpuDuring } from './process-cpu';
-import { type Timing, measure, table } from './stats';
+import { type Round, type Target, gcBetween, gcCounts, perCall, roundReport } from './gateway-round';
+import { measure } from './stats';
 import { machineCaption, writeChart } from './svg-chart';
 
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 2000);
@@ -119,78 +120,6 @@ async function fastPathCalls(url: string): Promise<number> {
   return Number(/^gateway_fast_path_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
-type Target = 'direct' | 'floor' | 'gateway' | 'slowGateway';
-
-interface Round {
-  latency: Record<Target, Timing>;
-  rps: Record<Target, number>;
-  /**
-   * CPU microseconds per answered call over each target's throughput phase (`/proc/<pid>/stat`): of the target's
-   * own process (the service itself for `direct`) and of the service behind it. Load on the machine changes how many
-   * calls a process gets through, hardly what each one costs, so these compare across runs where throughput cannot.
-   */
-  cpuPerCall: Record<Target, { process?: number; service?: number }>;
-  /** The same over the sequential calls of the latency phase: one call at a time, nothing shared between calls. */
-  cpuPerSequentialCall: Record<Target, { process?: number; service?: number }>;
-}
-
-/** Microseconds per call of what `cpuDuring` measured over `calls` calls. */
-function perCall(cpu: { process?: number; service?: number }, calls: number) {
-  return {
-    process: cpu.process === undefined ? undefined : cpu.process / calls,
-    service: cpu.service === undefined ? undefined : cpu.service / calls,
-  };
-}
-
-const micros = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
-
-function roundReport(round: Round, index: number): string {
-  const { latency, rps, cpuPerCall: cpu, cpuPerSequentialCall: sequential } = round;
-  const aboveFloor = (of: Round['cpuPerCall']) =>
-    of.gateway.process !== undefined && of.floor.process !== undefined
-      ? of.gateway.process - of.floor.process
-      : undefined;
-  const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
-  return [
-    `Round ${index + 1}`,
-    '',
-    table([latency.direct, latency.floor, latency.gateway]),
-    '',
-    '| latency percentiles, ms | p50 | p90 | p99 | p99.9 |',
-    '|---|---|---|---|---|',
-    ...(['direct', 'floor', 'gateway'] as const).map(
-      (t) => `| ${t} | ${latency[t].medianMs} | ${latency[t].p90Ms} | ${latency[t].p99Ms} | ${latency[t].p999Ms} |`,
-    ),
-    '',
-    '| measurement | value |',
-    '|---|---|',
-    `| throughput direct / floor / gateway (${CONCURRENCY} concurrent, ${SECONDS} s each in ${SLICE_SECONDS} s turns) | ${rps.direct.toFixed(0)} / ${rps.floor.toFixed(0)} / ${rps.gateway.toFixed(0)} req/s |`,
-    `| **gateway / floor** (target >= 90 %) | **${pct(rps.gateway / rps.floor)}** |`,
-    `| gateway / direct | ${pct(rps.gateway / rps.direct)} |`,
-    `| floor / direct | ${pct(rps.floor / rps.direct)} |`,
-    `| **added by the gateway, p50 / p99** (targets <= 0.5 / 1.5 ms) | **${(latency.gateway.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.gateway.p99Ms - latency.direct.p99Ms).toFixed(2)} ms** |`,
-    `| added by the floor, p50 / p99 | ${(latency.floor.medianMs - latency.direct.medianMs).toFixed(2)} / ${(latency.floor.p99Ms - latency.direct.p99Ms).toFixed(2)} ms |`,
-    `| CPU per call, µs: floor process / gateway process (throughput phase) | ${micros(cpu.floor.process)} / ${micros(cpu.gateway.process)} |`,
-    `| **gateway above the floor, CPU µs per call** (throughput phase) | **${micros(aboveFloor(cpu))}** |`,
-    `| CPU per call of the service, µs: direct / behind the floor / behind the gateway | ${micros(cpu.direct.service)} / ${micros(cpu.floor.service)} / ${micros(cpu.gateway.service)} |`,
-    `| CPU per sequential call, µs: floor process / gateway process (latency phase) | ${micros(sequential.floor.process)} / ${micros(sequential.gateway.process)} |`,
-    `| **gateway above the floor, CPU µs per sequential call** | **${micros(aboveFloor(sequential))}** |`,
-    ...(rps.slowGateway === undefined
-      ? []
-      : [
-          `| gateway with FORWARD_FAST_PATH=false: req/s, / floor | ${rps.slowGateway.toFixed(0)}, ${pct(rps.slowGateway / rps.floor)} |`,
-          `| gateway with FORWARD_FAST_PATH=false: CPU µs per call, throughput / sequential | ${micros(cpu.slowGateway.process)} / ${micros(sequential.slowGateway.process)} |`,
-          `| **the fast path's saving, gateway CPU µs per call**, throughput / sequential | **${micros(saving(cpu))} / ${micros(saving(sequential))}** |`,
-        ]),
-  ].join('\n');
-}
-
-function saving(of: Round['cpuPerCall']): number | undefined {
-  const slow = of.slowGateway?.process;
-  const fast = of.gateway.process;
-  return slow === undefined || fast === undefined ? undefined : slow - fast;
-}
-
 /** Buys `PURCHASES` keys through the gateway, each from a fresh funded wallet; ms of each paid POST, sorted. */
 async function timePurchases(stack: Stack): Promise<number[]> {
   const url = `${stack.api.url}/keys/subscribe`;
@@ -245,10 +174,15 @@ async function callTargets(stack: Stack, floorUrl: string, slowGatewayUrl?: stri
 }
 
 /** `REPEATS` rounds, the targets interleaved in each: latency one call after another, then throughput. */
-async function measureRounds(targets: Targets, pids: Partial<Record<Target, number>>): Promise<Round[]> {
+async function measureRounds(
+  targets: Targets,
+  pids: Partial<Record<Target, number>>,
+  gatewayUrl: string,
+): Promise<Round[]> {
   const rounds: Round[] = [];
   const service = pids.direct;
   for (let r = 0; r < REPEATS; r += 1) {
+    const gcBefore = await gcCounts(gatewayUrl);
     const latency = {} as Round['latency'];
     const rps = {} as Round['rps'];
     const cpuPerCall = {} as Round['cpuPerCall'];
@@ -265,7 +199,8 @@ async function measureRounds(targets: Targets, pids: Partial<Record<Target, numb
       rps[target] = sliced[target].calls / SECONDS;
       cpuPerCall[target] = perCall(sliced[target].cpu, sliced[target].calls);
     }
-    rounds.push({ latency, rps, cpuPerCall, cpuPerSequentialCall });
+    const gatewayGc = gcBetween(gcBefore, await gcCounts(gatewayUrl));
+    rounds.push({ latency, rps, cpuPerCall, cpuPerSequentialCall, gatewayGc });
   }
   return rounds;
 }
@@ -318,12 +253,16 @@ async function main(): Promise<void> {
     for (const target of TARGETS) await throughput(WARMUP_SECONDS, CONCURRENCY, targets[target] as () => Promise<void>);
     // A profile then describes the warm processes only.
     const loadFrom = performance.now();
-    const rounds = await measureRounds(targets, {
-      direct: stack.app('subscription').pid,
-      floor: floor.process.pid,
-      gateway: stack.app('gateway').pid,
-      slowGateway: slowGateway?.pid,
-    });
+    const rounds = await measureRounds(
+      targets,
+      {
+        direct: stack.app('subscription').pid,
+        floor: floor.process.pid,
+        gateway: stack.app('gateway').pid,
+        slowGateway: slowGateway?.pid,
+      },
+      stack.app('gateway').url,
+    );
     const served = {
       gateway: await requestsServed(stack.app('gateway').url),
       subscription: await requestsServed(stack.app('subscription').url),
@@ -341,7 +280,11 @@ async function main(): Promise<void> {
 
 function report(rounds: Round[], purchases: number[], served: Record<string, number>): void {
   process.stdout.write(`\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}\n\n`);
-  rounds.forEach((round, i) => process.stdout.write(`${roundReport(round, i)}\n\n`));
+  rounds.forEach((round, i) =>
+    process.stdout.write(
+      `${roundReport(round, i, { concurrency: CONCURRENCY, seconds: SECONDS, sliceSeconds: SLICE_SECONDS })}\n\n`,
+    ),
+  );
   if (purchases.length > 0)
     process.stdout.write(
       [

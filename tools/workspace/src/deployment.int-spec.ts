@@ -265,6 +265,13 @@ describe('the base', () => {
     ).spec!.template.spec!.containers[0];
     expect((gateway.env ?? []).some((e) => e.name === 'TRUST_PROXY')).toBe(false);
   });
+
+  it('starts the gateway without allocation-site pretenuring (ADR 037), on the command line', () => {
+    const gateway = (
+      render('k8s/base').find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway') as unknown as IDeployment
+    ).spec!.template.spec!.containers[0];
+    expect(gateway.command).toEqual(['node', '--no-allocation-site-pretenuring', 'main.js']);
+  });
 });
 
 describe('the compose file', () => {
@@ -333,6 +340,8 @@ describe('the compose file', () => {
       'main.js',
     ]);
     expect(compose.services['gateway'].ports).toContain('${AGENT_PORT:-8080}:8080');
+    // The gateway runs without allocation-site pretenuring (ADR 037), a flag NODE_OPTIONS refuses.
+    expect(compose.services['gateway'].command).toEqual(['node', '--no-allocation-site-pretenuring', 'main.js']);
     for (const app of ['notifications', 'txb']) {
       expect(compose.services[app].environment?.['SUBSCRIPTION_URL']).toBe(
         `http://subscription:${defaultPort('subscription')}`,

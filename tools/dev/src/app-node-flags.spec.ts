@@ -32,3 +32,29 @@ describe('the agent Node flags', () => {
     expect(compose).toContain('NODE_OPTIONS: --max-semi-space-size=2');
   });
 });
+
+/**
+ * The gateway runs without V8's allocation-site pretenuring wherever it is started (ADR 037): the launcher, tests and
+ * benches take `APP_NODE_FLAGS`; the Kubernetes base and the compose file spell the flag out on the command line
+ * (NODE_OPTIONS refuses it).
+ */
+describe('the gateway Node flags', () => {
+  const gatewayFlags = APP_NODE_FLAGS['gateway'] ?? [];
+  const read = (path: string) => readFileSync(join(WORKSPACE_ROOT, path), 'utf8');
+
+  it('turn allocation-site pretenuring off', () => {
+    expect(gatewayFlags).toEqual(['--no-allocation-site-pretenuring']);
+  });
+
+  it('are the ones the Kubernetes deployment starts the gateway with', () => {
+    const deployment = read('k8s/base/gateway/deployment.yaml');
+    const quoted = ['node', ...gatewayFlags, 'main.js'].map((part) => `"${part}"`).join(', ');
+    expect(deployment).toContain(`command: [${quoted}]`);
+  });
+
+  it('are the ones the compose file starts the gateway with', () => {
+    const compose = read('docker/compose.yaml');
+    const quoted = ['node', ...gatewayFlags, 'main.js'].map((part) => `'${part}'`).join(', ');
+    expect(compose).toContain(`command: [${quoted}]`);
+  });
+});
