@@ -32,7 +32,9 @@ export interface GcCounts {
 export async function gcCounts(url: string): Promise<GcCounts> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const count = (kind: string) =>
-    Number(new RegExp(`^nodejs_gc_duration_seconds_count\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    Number(
+      new RegExp(`^nodejs_gc_duration_seconds_count\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0,
+    );
   const seconds = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} ([\d.e+-]+)/gm)].reduce(
     (sum, match) => sum + Number(match[1]),
     0,

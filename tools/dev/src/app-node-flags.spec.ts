@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_NODE_FLAGS, WORKSPACE_ROOT } from './app-process';
 
+const read = (path: string) => readFileSync(join(WORKSPACE_ROOT, path), 'utf8');
+
 /**
  * The agent runs with the same Node flags wherever it is started (issue 17: <= 100 MB after an hour): the launcher,
  * tests and benches take `APP_NODE_FLAGS`; the Helm chart and the compose file spell them out, the young generation
@@ -10,12 +12,9 @@ import { APP_NODE_FLAGS, WORKSPACE_ROOT } from './app-process';
 describe('the agent Node flags', () => {
   const agentFlags = APP_NODE_FLAGS['agent'] ?? [];
   const commandLineFlags = agentFlags.filter((flag) => !flag.startsWith('--max-semi-space-size'));
-  const read = (path: string) => readFileSync(join(WORKSPACE_ROOT, path), 'utf8');
 
   it('keep a small young generation and no optimizing compilers', () => {
-    expect(agentFlags).toEqual(
-      expect.arrayContaining(['--max-semi-space-size=2', '--disable-optimizing-compilers']),
-    );
+    expect(agentFlags).toEqual(expect.arrayContaining(['--max-semi-space-size=2', '--disable-optimizing-compilers']));
   });
 
   it('are the ones the Helm chart starts the agent with', () => {
@@ -40,7 +39,6 @@ describe('the agent Node flags', () => {
  */
 describe('the gateway Node flags', () => {
   const gatewayFlags = APP_NODE_FLAGS['gateway'] ?? [];
-  const read = (path: string) => readFileSync(join(WORKSPACE_ROOT, path), 'utf8');
 
   it('turn allocation-site pretenuring off', () => {
     expect(gatewayFlags).toEqual(['--no-allocation-site-pretenuring']);
