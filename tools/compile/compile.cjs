@@ -64,13 +64,41 @@ function swcOptions(source) {
   };
 }
 
+/** A barrel: a file of `export * from '...'` lines and comments only (a library's `index.ts`). */
+function isBarrel(text) {
+  const statements = text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '')
+    .split(';')
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== '');
+  return statements.length > 0 && statements.every((statement) => /^export \* from ['"][^'"]+['"]$/.test(statement));
+}
+
+/**
+ * Appended to a compiled barrel (ADR 038). SWC re-exports each name with a getter defined by
+ * `Object.defineProperty`; past about twenty such names V8 keeps the object in dictionary mode, so every
+ * `platform.name` read in the apps is a dictionary lookup, a getter call and a megamorphic keyed load. Once the
+ * barrel has run, its names no longer change (the sources export no `let`, a test holds it), so the barrel's
+ * exports become a plain object of the same values: a fast object whose reads the JIT inlines. A module that
+ * required the barrel while it was loading (a cycle) keeps the getters, which still work; a name not yet
+ * initialised at the end (a cycle again) keeps them all.
+ */
+const FLATTEN_BARREL = `
+try {
+  module.exports = Object.defineProperty({ ...module.exports }, '__esModule', { value: true });
+} catch {
+  // A name read before its module finished (a cycle): the getters stay.
+}`;
+
 /** Compiles every stale source; returns how many. Writes are atomic, so two compilers at once do no harm. */
 function ensureCompiled() {
   const stale = SOURCE_ROOTS.flatMap((root) => sourcesUnder(path.join(ROOT, root))).filter(isStale);
   if (stale.length === 0) return 0;
   const swc = require('@swc/core');
   for (const source of stale) {
-    const { code, map } = swc.transformFileSync(source, swcOptions(source));
+    const { code: compiled, map } = swc.transformFileSync(source, swcOptions(source));
+    const code = isBarrel(fs.readFileSync(source, 'utf8')) ? compiled + FLATTEN_BARREL : compiled;
     const target = outputOf(source);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const suffix = `.${process.pid}.tmp`;
@@ -87,7 +115,7 @@ function compiledPath(source) {
   return outputOf(path.join(ROOT, source));
 }
 
-module.exports = { ensureCompiled, compiledPath, ROOT };
+module.exports = { ensureCompiled, compiledPath, isBarrel, ROOT };
 
 if (require.main === module) {
   const started = Date.now();

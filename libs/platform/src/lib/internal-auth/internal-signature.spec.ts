@@ -11,6 +11,7 @@ import {
   bodySha256,
   encodeCallerIdentity,
   freshNonce,
+  hmacSha256Hex,
   signInternalRequest,
   verifyInternalRequest,
 } from './internal-signature';
@@ -45,6 +46,25 @@ function signed(overrides: { identity?: CallerIdentity } = { identity: IDENTITY 
     headers: { ...headers, 'x-request-id': 'req-1' } as Record<string, string>,
   };
 }
+
+describe('hmacSha256Hex', () => {
+  it("is node's HMAC-SHA256 for keys shorter than, as long as and longer than a block, and any text", () => {
+    const tokens = ['k', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65), 'é-clé-ü'.repeat(30), TOKEN];
+    const texts = ['', 'v2', 'a'.repeat(1000), 'ünïcödé\n€', 'v2\n1800000000\nnonce\nGET\n/api/v1/keys/me'];
+    for (const token of tokens) {
+      for (const text of texts) {
+        expect(hmacSha256Hex(token, text)).toBe(createHmac('sha256', token).update(text).digest('hex'));
+      }
+    }
+  });
+
+  it('keeps no state between calls with the same key, nor after a change of key', () => {
+    const first = hmacSha256Hex(TOKEN, 'same text');
+    expect(hmacSha256Hex(TOKEN, 'same text')).toBe(first);
+    expect(hmacSha256Hex('another token', 'same text')).not.toBe(first);
+    expect(hmacSha256Hex(TOKEN, 'same text')).toBe(first);
+  });
+});
 
 describe('internal request signatures', () => {
   it('produces the internal headers: Unix seconds, a fresh nonce, the body hash and a v2 hex HMAC', () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Histogram, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { DurationHistogram, type DurationSeries } from './duration-histogram';
 
 /**
  * Route options `config.metricsRoute`: the label for routes registered outside Nest whose template is not the
@@ -10,26 +11,31 @@ export interface MetricsRouteConfig {
   metricsRoute?: string;
 }
 
+/** The bounds of `http_request_duration_seconds`, in seconds. */
+export const HTTP_DURATION_BUCKETS: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
 /** Request duration by method, route template and status. Unknown paths share one label to bound cardinality. */
 @Injectable()
 export class HttpMetrics {
-  private readonly duration: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly duration: DurationHistogram;
 
   constructor(registry: Registry) {
-    this.duration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Duration of HTTP requests in seconds, by method, route template and status code',
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
-    });
+    this.duration = new DurationHistogram(
+      'http_request_duration_seconds',
+      'Duration of HTTP requests in seconds, by method, route template and status code',
+      ['method', 'route', 'status_code'],
+      HTTP_DURATION_BUCKETS,
+      registry,
+    );
   }
 
   /**
    * The histogram's child per label set (route, then method, then status), so an observation neither rebuilds nor
    * hashes a label key: three lookups of strings and a number the request already has.
    */
-  private readonly children = new Map<string, Map<string, Map<number, Observer>>>();
+  private readonly children = new Map<string, Map<string, Map<number, DurationSeries>>>();
   private childCount = 0;
 
   /** `onResponse` hook: Fastify has timed the request already (`reply.elapsedTime`). */
@@ -44,7 +50,7 @@ export class HttpMetrics {
     child.observe(seconds);
   }
 
-  private child(method: string, statusCode: number, route: string): Observer {
+  private child(method: string, statusCode: number, route: string): DurationSeries {
     const child = this.duration.labels({ method, route, status_code: String(statusCode) });
     // Routes are templates and statuses few, but a bound keeps a surprise from growing without end.
     if (this.childCount < 1000) {
@@ -58,8 +64,6 @@ export class HttpMetrics {
     return child;
   }
 }
-
-type Observer = ReturnType<Histogram<'method' | 'route' | 'status_code'>['labels']>;
 
 function routeOf(request: FastifyRequest): string {
   const options = request.routeOptions;
