@@ -67,7 +67,7 @@ export class AccessControl {
     if (routeAccess(method, path) !== 'key') return undefined;
     const presented = presentedApiKey(headers);
     if (presented.kind !== 'key') return undefined;
-    const answer = this.keys.cachedAnswer(fingerprint(presented.apiKey));
+    const answer = this.keys.currentAnswer(presented.apiKey, fingerprint(presented.apiKey));
     if (answer?.active !== true) return undefined;
     const identity = identityOf(answer);
     const bucket = keyBucket(identity);

@@ -5,10 +5,10 @@ const KEY = 'rp_test_AbCdEfGhIjKlMnOpQrStUvWxYz012345';
 const ID = fingerprint(KEY);
 const START = Date.parse('2027-01-01T00:00:00.000Z');
 
-function active(expiresAt: string): KeyIntrospection {
+function active(expiresAt: string, keyId = 'k1'): KeyIntrospection {
   return {
     active: true,
-    keyId: 'k1',
+    keyId,
     tier: 'standard',
     rateLimit: 60,
     burst: 120,
@@ -18,11 +18,17 @@ function active(expiresAt: string): KeyIntrospection {
   };
 }
 
-function setup(options: { activeTtlMs?: number; maxEntries?: number } = {}) {
+/** Lets a background call and what follows it run. */
+async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i += 1) await Promise.resolve();
+}
+
+function setup(options: { activeTtlMs?: number; maxEntries?: number; refreshAheadMs?: number } = {}) {
   let now = START;
   const cache = new IntrospectionCache({
     activeTtlMs: options.activeTtlMs ?? 5000,
     maxEntries: options.maxEntries,
+    refreshAheadMs: options.refreshAheadMs,
     now: () => now,
   });
   const calls: string[] = [];
@@ -42,13 +48,76 @@ function setup(options: { activeTtlMs?: number; maxEntries?: number } = {}) {
 
 describe('the introspection cache', () => {
   it('reuses an active answer for the TTL, then asks again', async () => {
-    const { cache, calls, ask, advance } = setup();
+    const { cache, calls, ask, advance } = setup({ refreshAheadMs: 0 });
     await cache.lookup(KEY, ID, ask);
     advance(4999);
     expect(await cache.lookup(KEY, ID, ask)).toMatchObject({ active: true, keyId: 'k1' });
     expect(calls).toHaveLength(1);
     advance(1);
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toBeUndefined(); // past the TTL: never served, not even at once
     await cache.lookup(KEY, ID, ask);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('asks again in the background in the last fifth of the TTL, answering from the cache meanwhile', async () => {
+    const { cache, calls, ask, advance, answer } = setup();
+    await cache.lookup(KEY, ID, ask);
+    advance(3999);
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toMatchObject({ active: true, keyId: 'k1' });
+    expect(calls).toHaveLength(1); // not due yet
+    advance(1);
+    answer(active('2027-02-01T00:00:00.000Z', 'k1-renewed'));
+    // Due: the call is answered from the cache at once, and one re-check goes out, however many calls come.
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toMatchObject({ active: true, keyId: 'k1' });
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toMatchObject({ active: true, keyId: 'k1' });
+    expect(calls).toHaveLength(2);
+    await flush();
+    // The new answer holds for a whole TTL from now: the key's calls never found the cache empty.
+    advance(3999);
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toMatchObject({ active: true, keyId: 'k1-renewed' });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('sees a revocation by the background re-check, before the old answer would have ended', async () => {
+    const { cache, ask, advance, answer } = setup();
+    await cache.lookup(KEY, ID, ask);
+    advance(4500);
+    answer({ active: false, reason: 'revoked' });
+    expect(cache.cachedRefreshing(KEY, ID, ask)?.active).toBe(true); // the answer of 4.5 s ago, within its TTL
+    await flush();
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toEqual({ active: false, reason: 'revoked' });
+  });
+
+  it('forgets a failed background re-check: the answer stands until its TTL ends, the next call tries again', async () => {
+    const { cache, calls, ask, advance } = setup();
+    await cache.lookup(KEY, ID, ask);
+    advance(4500);
+    let failures = 0;
+    const failing = async () => {
+      failures += 1;
+      throw new Error('down');
+    };
+    expect(cache.cachedRefreshing(KEY, ID, failing)?.active).toBe(true);
+    await flush(); // no unhandled rejection
+    expect(cache.cachedRefreshing(KEY, ID, failing)?.active).toBe(true);
+    await flush();
+    expect(failures).toBe(2);
+    advance(500);
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toBeUndefined();
+    expect(calls).toHaveLength(1);
+  });
+
+  it('never re-checks a refused key ahead, nor an active answer past the key expiry', async () => {
+    const { cache, calls, ask, advance, answer } = setup();
+    answer({ active: false, reason: 'unknown' });
+    await cache.lookup(KEY, ID, ask);
+    advance(1999);
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toEqual({ active: false, reason: 'unknown' });
+    advance(1);
+    answer(active(new Date(START + 3000).toISOString()));
+    await cache.lookup(KEY, ID, ask);
+    advance(4500); // in the last fifth of the TTL, but the key expired at START + 3000
+    expect(cache.cachedRefreshing(KEY, ID, ask)).toMatchObject({ active: false, reason: 'expired' });
     expect(calls).toHaveLength(2);
   });
 

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { ErrorCode, KEY_TIERS, KeyIntrospection, isAccount } from '@rp/contracts';
 import { ApiError, HttpClient, UpstreamError } from '@rp/platform';
 import { GatewayConfig } from '../config/gateway.config';
 import { internalCallHeaders } from '../routing/internal-call';
-import { IntrospectionCache } from './introspection-cache';
+import { IntrospectionCache, fingerprint } from './introspection-cache';
 
 export const INTROSPECTION_PATH = '/internal/keys/introspect';
 const INTROSPECTION_TIMEOUT_MS = 2000;
@@ -36,11 +37,6 @@ export class KeyIntrospectionClient {
     return this.cache.cached(id)?.active === true;
   }
 
-  /** The cached answer about a key (expiry applied) while it is fresh, without asking anyone; else `undefined`. */
-  cachedAnswer(id: string): KeyIntrospection | undefined {
-    return this.cache.cached(id);
-  }
-
   /**
    * True when the key is known active, or was answered active within the last 10 minutes: such a key is not being
    * guessed, so its lookup is never held back by what others do from its address. (It is still looked up: this
@@ -49,6 +45,19 @@ export class KeyIntrospectionClient {
   vouchedFor(id: string): boolean {
     return this.knownActive(id) || (this.vouched.get(id) ?? 0) > Date.now();
   }
+
+  /**
+   * The cached answer about `apiKey` (fingerprint `id`, expiry applied) while it is fresh, without waiting; else
+   * `undefined`. Once it nears the end of `KEY_CACHE_TTL_MS`, the service is asked again in the background
+   * (refresh-ahead), so a key in use keeps its calls on the fast path across the re-check.
+   */
+  currentAnswer(apiKey: string, id: string): KeyIntrospection | undefined {
+    return this.cache.cachedRefreshing(apiKey, id, this.askInBackground);
+  }
+
+  /** A re-check nobody waits for: its own request id. */
+  private readonly askInBackground = (apiKey: string): Promise<KeyIntrospection> =>
+    this.ask(apiKey, fingerprint(apiKey), randomUUID());
 
   /** What the subscription service says about `apiKey`, whose fingerprint (`fingerprint()`) is `id`. */
   introspect(apiKey: string, id: string, requestId: string): Promise<KeyIntrospection> {

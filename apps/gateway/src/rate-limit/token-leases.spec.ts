@@ -66,8 +66,47 @@ describe('token leases', () => {
     await leases.take('k', LIMITS); // busy from now on
     const answers = await Promise.all(Array.from({ length: 10 }, () => leases.take('k', LIMITS)));
     expect(answers.every((answer) => answer.allowed)).toBe(true);
-    // 1 + 2 + 4 + 6 >= 11, then a top-up for the demand seen: five asks in all, one at a time, never one per call.
-    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 4, 6, 6]);
+    // 1, then 2 (the key is busy), then the nine calls that waited for that ask: 1 + 2 + 9 >= 11 (the doubling
+    // alone, 4 then 6, took one more round trip); then a top-up. One ask at a time, never one per call.
+    expect(bucket.asks.map((ask) => ask.want)).toEqual([1, 2, 9, 6]);
+  });
+
+  it('leases a burst after a quiet spell in two asks: one token, then what the waiting calls want', async () => {
+    const bucket = sharedBucket(10_000);
+    const limits = { capacity: 100_000, refillPerMinute: 60 };
+    const leases = new TokenLeases(bucket.source, 64, 100, undefined, clock);
+    const burst = await Promise.all(Array.from({ length: 16 }, () => leases.take('k', limits)));
+    expect(burst.every((answer) => answer.allowed)).toBe(true);
+    // The first call of a quiet key asks for one token (Redis decides it, the count is exact); the fifteen calls that
+    // came meanwhile wait, and the next ask is for them all: two round trips of waiting, not five (1, 2, 4, 8, 16).
+    expect(bucket.asks.slice(0, 2).map((ask) => ask.want)).toEqual([1, 15]);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(leases.held('k')).toBeLessThanOrEqual(leaseSize(limits, 64)); // still one lease at most
+  });
+
+  it('tops up a key back from a quiet spell with tokens left before its lease runs dry', async () => {
+    const bucket = sharedBucket(10_000);
+    const limits = { capacity: 100_000, refillPerMinute: 60 };
+    const leases = new TokenLeases(bucket.source, 64, 100, undefined, clock);
+    for (let i = 0; i < 200; i += 1) await leases.take('k', limits); // busy: a full lease
+    await Promise.resolve();
+    await Promise.resolve();
+    const left = leases.held('k');
+    expect(left).toBeGreaterThan(16);
+    now += 2000; // quiet: the calls stop with tokens left in the lease
+    const asked = bucket.asks.length;
+    // Calls come again, back to back, each decided at once from the lease: from the second one the key is busy
+    // again, so the lease is topped up while tokens are left instead of running dry and making calls wait.
+    let dry = 0;
+    for (let i = 0; i < 3 * left; i += 1) {
+      if (!leases.takeHeld('k', limits)) dry += 1;
+      await Promise.resolve();
+      await Promise.resolve();
+    }
+    expect(dry).toBe(0);
+    expect(bucket.asks.length).toBeGreaterThan(asked);
+    expect(leases.held('k')).toBeLessThanOrEqual(leaseSize(limits, 64));
   });
 
   it('never grants more than the shared bucket has, and remembers a refusal until its token is due', async () => {

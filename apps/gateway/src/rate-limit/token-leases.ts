@@ -28,6 +28,15 @@ function lowWater(lease: Lease): number {
   return Math.min(lease.next / 2, Math.max(lease.next / 4, 2 * lease.demand));
 }
 
+/**
+ * A key is busy here while its calls come within `BUSY_WITHIN_MS` of each other: a lease was asked for, or a call took
+ * a token, that recently. (A key back from a quiet spell with tokens left in its lease is busy again from its second
+ * call, so it is topped up before the lease runs dry.)
+ */
+function isBusy(lease: Lease, now: number): boolean {
+  return now - lease.askedAt < BUSY_WITHIN_MS || now - lease.calledAt < BUSY_WITHIN_MS;
+}
+
 interface Lease {
   /** Tokens taken from the shared bucket and not spent yet: this replica's to spend, nobody else's. */
   left: number;
@@ -35,6 +44,8 @@ interface Lease {
   next: number;
   /** When the last lease was asked for. */
   askedAt: number;
+  /** When a call of the key last took a token here (from the lease, or by asking). */
+  calledAt: number;
   /** The shared bucket's time until full at the last answer (`RateLimit-Reset` of calls spent from the lease). */
   msUntilFull: number;
   /** The lease being asked for: other calls of the bucket wait for it instead of asking too. */
@@ -51,7 +62,9 @@ interface Lease {
  * Tokens leased from the shared bucket in small batches, per replica (as Envoy's and Kong's distributed limits do):
  * a call spends from this replica's lease without a round trip to Redis; when the lease is spent, one call asks for
  * the next and the calls that arrive meanwhile wait for it. A quiet key leases one token at a time, so its every call
- * is decided by Redis and its `RateLimit-Remaining` is exact; a busy key's lease doubles up to `leaseSize`.
+ * is decided by Redis and its `RateLimit-Remaining` is exact; a busy key's lease doubles up to `leaseSize`, or grows at
+ * once to what the key's calls wanted over the last round trip when that is more (a burst after a quiet spell waits
+ * for two asks, not for a doubling per ask: ADR 039).
  *
  * Bounds: tokens only leave the shared bucket, which never goes below zero, so a key is never admitted more than its
  * burst plus the refill; after a quiet spell in which the bucket refilled, each replica may still hold one unspent
@@ -112,7 +125,10 @@ export class TokenLeases {
     if (lease.asking) lease.wantedWhileAsking += cost;
     this.decidedHere(true);
     const remaining = Math.floor(lease.left);
-    this.topUpIfLow(lease, bucketId, limits);
+    const now = this.now();
+    const busy = isBusy(lease, now);
+    lease.calledAt = now;
+    if (busy) this.topUpIfLow(lease, bucketId, limits, now);
     return { allowed: true, limit: limits.capacity, remaining, msUntilOne: 0, msUntilFull: lease.msUntilFull };
   }
 
@@ -122,14 +138,13 @@ export class TokenLeases {
    * never holds more than one lease unspent (the bound above is unchanged). Low means a quarter of the lease or twice
    * what the key wanted during the last round trip to the shared bucket, whichever is more (`lowWater`): a key whose
    * calls come faster than Redis answers is topped up early enough that the next lease arrives before this one is
-   * spent. A quiet key (a lease of one), a key no longer busy (its last ask over `BUSY_WITHIN_MS` ago) and a lease
-   * already being asked for are left alone: their next call asks and waits, as before.
+   * spent. A quiet key (a lease of one), a key no longer busy (no call and no ask within `BUSY_WITHIN_MS`: the caller
+   * checks) and a lease already being asked for are left alone: their next call asks and waits, as before. The size it brings the lease
+   * back to is twice the last one, or the key's demand over the last round trip when that is more (ADR 039).
    */
-  private topUpIfLow(lease: Lease, bucketId: string, limits: BucketLimits): void {
+  private topUpIfLow(lease: Lease, bucketId: string, limits: BucketLimits, now: number): void {
     if (lease.asking || lease.next < 2 || lease.left > lowWater(lease)) return;
-    const now = this.now();
-    if (now - lease.askedAt >= BUSY_WITHIN_MS) return;
-    const target = Math.min(leaseSize(limits, this.maxLease), lease.next * 2);
+    const target = Math.min(leaseSize(limits, this.maxLease), Math.max(lease.next * 2, lease.demand));
     const want = Math.floor(target - lease.left);
     if (want < 1) return;
     lease.next = target;
@@ -162,7 +177,11 @@ export class TokenLeases {
     now: number,
   ): Promise<BucketDecision> {
     const size = leaseSize(limits, this.maxLease);
-    const want = Math.max(cost, now - lease.askedAt < BUSY_WITHIN_MS ? Math.min(size, lease.next * 2) : 1);
+    // A busy key asks for twice its last lease, or for what its calls wanted over the last round trip when that is
+    // more (after a quiet spell, the calls of a burst wait for this ask: one lease for all, not a doubling per ask).
+    const busy = isBusy(lease, now);
+    lease.calledAt = now;
+    const want = Math.max(cost, busy ? Math.min(size, Math.max(lease.next * 2, lease.demand)) : 1);
     lease.next = want;
     lease.askedAt = now;
     const asked = this.source(bucketId, limits, cost, want);
@@ -195,7 +214,15 @@ export class TokenLeases {
       // Least recently used last out: a bucket dropped for room loses its unspent lease (never admits more).
       this.leases.delete(bucketId);
     } else {
-      lease = { left: 0, next: 1, askedAt: -Infinity, msUntilFull: 0, wantedWhileAsking: 0, demand: 0 };
+      lease = {
+        left: 0,
+        next: 1,
+        askedAt: -Infinity,
+        calledAt: -Infinity,
+        msUntilFull: 0,
+        wantedWhileAsking: 0,
+        demand: 0,
+      };
       while (this.leases.size >= this.maxBuckets) {
         const oldest = this.leases.keys().next();
         if (oldest.done) break;
