@@ -3,7 +3,7 @@ import { table } from './stats';
 
 /** The gateway bench's rounds and their report (gateway.bench.ts). */
 
-export type Target = 'direct' | 'floor' | 'gateway' | 'slowGateway';
+export type Target = 'direct' | 'floor' | 'gateway' | 'slowGateway' | 'twinGateway';
 
 export interface Round {
   latency: Record<Target, Timing>;
@@ -58,6 +58,19 @@ export interface PhaseSettings {
   sliceSeconds: number;
 }
 
+/**
+ * The order of the targets' turns in slice `slice`: the first target (the service called directly) first, then the
+ * others in their order in even slices and in reverse in odd ones. A turn's rate depends on the turn before it (what
+ * that turn left behind: the client's and the service's garbage, a busier service after the direct calls), and with
+ * one fixed order (direct, floor, gateway, before 2026-11-26 21:00 UTC) the floor always came after the direct calls
+ * and the gateway always after the floor. Alternating gives the floor and the gateway each predecessor equally often.
+ */
+export function turnOrder<T>(targets: readonly T[], slice: number): T[] {
+  const [first, ...rest] = targets;
+  if (first === undefined) return [];
+  return [first, ...(slice % 2 === 0 ? rest : [...rest].reverse())];
+}
+
 /** Microseconds per call of what `cpuDuring` measured over `calls` calls. */
 export function perCall(cpu: { process?: number; service?: number }, calls: number) {
   return {
@@ -100,6 +113,12 @@ export function roundReport(round: Round, index: number, phase: PhaseSettings): 
     `| CPU per sequential call, µs: floor process / gateway process (latency phase) | ${micros(sequential.floor.process)} / ${micros(sequential.gateway.process)} |`,
     `| **gateway above the floor, CPU µs per sequential call** | **${micros(aboveFloor(sequential))}** |`,
     `| gateway garbage collections over the round: mark-compacts / scavenges, ms in all | ${round.gatewayGc.major} / ${round.gatewayGc.minor}, ${(round.gatewayGc.seconds * 1000).toFixed(0)} ms |`,
+    ...(rps.twinGateway === undefined
+      ? []
+      : [
+          `| **a second, identical gateway: twin / gateway** (the bench's repeatability) | **${pct(rps.twinGateway / rps.gateway)}** |`,
+          `| twin gateway: / floor; CPU µs per call, throughput / sequential | ${pct(rps.twinGateway / rps.floor)}; ${micros(cpu.twinGateway.process)} / ${micros(sequential.twinGateway.process)} |`,
+        ]),
     ...(rps.slowGateway === undefined
       ? []
       : [

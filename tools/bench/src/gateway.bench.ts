@@ -8,14 +8,15 @@ import { Pool } from 'undici';
 import { benchPartner, profileFlags, startBenchStack } from './bench-stack';
 import { profileTable, summariseProfile } from './cpu-profile';
 import { cpuDuring } from './process-cpu';
-import { type Round, type Target, gcBetween, gcCounts, perCall, roundReport } from './gateway-round';
+import { type Round, type Target, gcBetween, gcCounts, perCall, roundReport, turnOrder } from './gateway-round';
 import { measure } from './stats';
 import { machineCaption, writeChart } from './svg-chart';
 
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 2000);
 /**
  * Seconds of throughput per target and round: 10 one-second turns each (5 before 2026-11-26 15:40 UTC). One turn's
- * rate moves by several percent with the machine; ten of them average that out better than five.
+ * rate moves by several percent with the machine; ten of them average that out better than five, and an even number
+ * gives each order of `turnOrder` equally often.
  */
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
@@ -42,6 +43,12 @@ const PATH = '/api/v1/keys/me';
  * rounds, interleaved with the others, so the fast path's saving is read under the same load.
  */
 const WITHOUT_FAST_PATH = process.env['BENCH_WITHOUT_FAST_PATH'] === '1';
+/**
+ * `BENCH_TWIN_GATEWAY=1`: a second gateway of the same build and settings, started the same way, is measured in the
+ * same rounds: what two identical gateway processes differ by is the bench's own repeatability (the spread no code
+ * change can move), reported as twin / gateway.
+ */
+const TWIN_GATEWAY = process.env['BENCH_TWIN_GATEWAY'] === '1';
 /**
  * `BENCH_FLOOR_NODE_FLAGS` / `BENCH_GATEWAY_NODE_FLAGS`: node flags (space-separated) added to the floor's / the
  * gateways' command line, on top of what the gateway starts with everywhere (`APP_NODE_FLAGS`): e.g. give the floor
@@ -157,6 +164,7 @@ const TARGETS: readonly Target[] = [
   'floor',
   'gateway',
   ...(WITHOUT_FAST_PATH ? ['slowGateway' as const] : []),
+  ...(TWIN_GATEWAY ? ['twinGateway' as const] : []),
 ];
 type Targets = Partial<Record<Target, () => Promise<void>>>;
 const NAMES: Record<Target, string> = {
@@ -164,16 +172,29 @@ const NAMES: Record<Target, string> = {
   floor: 'through the floor proxy',
   gateway: 'through the gateway',
   slowGateway: 'through a gateway without the fast path',
+  twinGateway: 'through a second, identical gateway',
 };
 
 /** The three ways to the same route: the service with the gateway's signed identity, the floor, the gateway. */
-async function callTargets(stack: Stack, floorUrl: string, slowGatewayUrl?: string): Promise<Targets> {
+async function callTargets(
+  stack: Stack,
+  floorUrl: string,
+  slowGatewayUrl?: string,
+  twinGatewayUrl?: string,
+): Promise<Targets> {
   const { apiKey, signedGet: signed } = await benchPartner(stack, PATH);
+  // Each further gateway calls with a partner key of its own: sharing one, two gateways' calls would together pass
+  // the key's limit within a run (100,000 a minute) and be refused.
+  const keyed = async (url: string) => {
+    const own = (await benchPartner(stack, PATH)).apiKey;
+    return caller(url, () => ({ authorization: `Bearer ${own}` }));
+  };
   return {
     direct: caller(stack.app('subscription').url, signed),
     floor: caller(floorUrl, signed),
     gateway: caller(stack.app('gateway').url, () => ({ authorization: `Bearer ${apiKey}` })),
-    ...(slowGatewayUrl && { slowGateway: caller(slowGatewayUrl, () => ({ authorization: `Bearer ${apiKey}` })) }),
+    ...(slowGatewayUrl && { slowGateway: await keyed(slowGatewayUrl) }),
+    ...(twinGatewayUrl && { twinGateway: await keyed(twinGatewayUrl) }),
   };
 }
 
@@ -216,7 +237,7 @@ async function slicedThroughput(targets: Targets, pids: Partial<Record<Target, n
   ) as Record<Target, { calls: number; cpu: { process?: number; service?: number } }>;
   const slices = Math.round(SECONDS / SLICE_SECONDS);
   for (let slice = 0; slice < slices; slice += 1) {
-    for (const target of TARGETS) {
+    for (const target of turnOrder(TARGETS, slice)) {
       const { result, cpuMicros } = await cpuDuring({ process: pids[target], service: pids.direct }, () =>
         throughput(SECONDS / slices, CONCURRENCY, targets[target] as () => Promise<void>),
       );
@@ -253,7 +274,8 @@ async function main(): Promise<void> {
     const slowGateway = WITHOUT_FAST_PATH
       ? await stack.start('gateway', { env: { FORWARD_FAST_PATH: 'false' } })
       : undefined;
-    const targets = await callTargets(stack, floor.url, slowGateway?.url);
+    const twinGateway = TWIN_GATEWAY ? await stack.start('gateway') : undefined;
+    const targets = await callTargets(stack, floor.url, slowGateway?.url, twinGateway?.url);
     for (const target of TARGETS) await throughput(WARMUP_SECONDS, CONCURRENCY, targets[target] as () => Promise<void>);
     // A profile then describes the warm processes only.
     const loadFrom = performance.now();
@@ -264,6 +286,7 @@ async function main(): Promise<void> {
         floor: floor.process.pid,
         gateway: stack.app('gateway').pid,
         slowGateway: slowGateway?.pid,
+        twinGateway: twinGateway?.pid,
       },
       stack.app('gateway').url,
     );
